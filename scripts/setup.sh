@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Sets up everything the project needs on a fresh machine, idempotently:
+# the virtualenv (.venv) with the locked Python dependencies, the package in
+# editable mode, the Node-side tools (anvil, solc, the official SDK, avalanchejs)
+# in tools/node_modules, and the compiled devnet contracts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3.11}
+mkdir -p .stamps
+
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+if [ ! -x .venv/bin/uv ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check uv==0.13.9
+fi
+if [ ! -f .stamps/py ] || [ requirements.lock -nt .stamps/py ] || [ pyproject.toml -nt .stamps/py ]; then
+  .venv/bin/uv pip sync --quiet --python .venv/bin/python requirements.lock
+  .venv/bin/uv pip install --quiet --python .venv/bin/python --no-deps -e .
+  touch .stamps/py
+fi
+if [ ! -f .stamps/npm ] || [ tools/package-lock.json -nt .stamps/npm ]; then
+  npm ci --prefix tools --no-audit --no-fund --loglevel=error
+  touch .stamps/npm
+fi
+.venv/bin/python -m avadata.devnet.contracts.compile --if-stale

@@ -1,0 +1,3 @@
+from avadata.cli.main import main
+
+main()

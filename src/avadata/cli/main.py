@@ -1,0 +1,25 @@
+"""The `avadata` command line: one thin module per verb (parse, build settings, call one thing)."""
+
+from __future__ import annotations
+
+import typer
+
+from avadata.cli import bench, decode, devnet, index, serve, up
+
+app = typer.Typer(
+    name="avadata",
+    help="A self-hosted Avalanche data stack: devnet, indexer, Data API and Metrics API.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("devnet", help=devnet.HELP)(devnet.devnet)
+app.command("index", help=index.HELP)(index.index)
+app.command("serve", help=serve.HELP)(serve.serve)
+app.command("up", help=up.HELP)(up.up)
+app.add_typer(bench.app, name="bench")
+app.add_typer(decode.app, name="decode")
+
+
+def main() -> None:
+    app()

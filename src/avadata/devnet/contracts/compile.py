@@ -1,0 +1,78 @@
+"""Compile the devnet's Solidity sources with the pinned solc from npm (tools/node_modules/solc).
+
+Run by `scripts/setup.sh`; the output (ABI + bytecode per contract) goes to `build/contracts.json`
+beside the sources, which is generated and not committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from avadata.paths import NODE_MODULES
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "build" / "contracts.json"
+
+
+def sources() -> list[Path]:
+    return sorted(HERE.glob("*.sol"))
+
+
+def is_stale() -> bool:
+    if not OUT.exists():
+        return True
+    built = OUT.stat().st_mtime
+    return any(p.stat().st_mtime > built for p in [*sources(), Path(__file__)])
+
+
+def compile_all() -> dict[str, dict[str, object]]:
+    request = {
+        "language": "Solidity",
+        "sources": {p.name: {"content": p.read_text()} for p in sources()},
+        "settings": {
+            "optimizer": {"enabled": True, "runs": 200},
+            "evmVersion": "paris",
+            "outputSelection": {"*": {"*": ["abi", "evm.bytecode.object"]}},
+        },
+    }
+    solcjs = NODE_MODULES / "solc" / "solc.js"
+    proc = subprocess.run(
+        ["node", str(solcjs), "--standard-json"],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # solcjs may print warnings before the JSON document.
+    output = json.loads(proc.stdout[proc.stdout.index("{") :])
+    errors = [e for e in output.get("errors", []) if e.get("severity") == "error"]
+    if errors:
+        raise SystemExit("\n".join(e["formattedMessage"] for e in errors))
+    result: dict[str, dict[str, object]] = {}
+    for per_file in output.get("contracts", {}).values():
+        for name, art in per_file.items():
+            result[name] = {"abi": art["abi"], "bytecode": "0x" + art["evm"]["bytecode"]["object"]}
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--if-stale", action="store_true", help="skip when build/ is up to date")
+    args = parser.parse_args(argv)
+    if args.if_stale and not is_stale():
+        return 0
+    if not sources():
+        return 0
+    artifacts = compile_all()
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(json.dumps(artifacts, indent=1, sort_keys=True))
+    print(f"compiled {len(artifacts)} contracts -> {OUT}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
