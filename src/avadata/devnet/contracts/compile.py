@@ -10,6 +10,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from avadata.paths import NODE_MODULES
@@ -39,16 +40,23 @@ def compile_all() -> dict[str, dict[str, object]]:
             "outputSelection": {"*": {"*": ["abi", "evm.bytecode.object"]}},
         },
     }
-    solcjs = NODE_MODULES / "solc" / "solc.js"
-    proc = subprocess.run(
-        ["node", str(solcjs), "--standard-json"],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        check=True,
+    # solc.js's own CLI prints with console.log and then calls process.exit, which cuts stdout
+    # at the pipe buffer (64 KiB) once the output is large; this script writes a file instead.
+    script = (
+        "const fs = require('fs');"
+        "const solc = require(process.argv[1]);"
+        "fs.writeFileSync(process.argv[2], solc.compile(fs.readFileSync(0, 'utf8')));"
     )
-    # solcjs may print warnings before the JSON document.
-    output = json.loads(proc.stdout[proc.stdout.index("{") :])
+    with tempfile.TemporaryDirectory() as tmp:
+        out_path = Path(tmp) / "solc-output.json"
+        subprocess.run(
+            ["node", "-e", script, str(NODE_MODULES / "solc"), str(out_path)],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        output = json.loads(out_path.read_text())
     errors = [e for e in output.get("errors", []) if e.get("severity") == "error"]
     if errors:
         raise SystemExit("\n".join(e["formattedMessage"] for e in errors))
