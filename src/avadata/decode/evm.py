@@ -1,0 +1,172 @@
+"""The node's EVM JSON (blocks, receipts, logs, traces) to records, pure: no I/O.
+
+Per-field tables would hide little here; each record is built in one place, below.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from avadata.decode.hexjson import address, optional_quantity, quantity
+from avadata.decode.methods import classify
+from avadata.decode.traces import TxContext, creations, geth_calls, parity_calls
+from avadata.decode.transfers import decode_transfers
+from avadata.records import (
+    Block,
+    ContractCreation,
+    EvmBatch,
+    InternalCall,
+    Log,
+    RawBlock,
+    TraceStyle,
+    Transaction,
+)
+
+
+def _effective_gas_price(tx: dict[str, Any], receipt: dict[str, Any], base_fee: int | None) -> int:
+    if receipt.get("effectiveGasPrice") is not None:
+        return quantity(receipt["effectiveGasPrice"])
+    if tx.get("maxFeePerGas") is not None and base_fee is not None:
+        tip = quantity(tx.get("maxPriorityFeePerGas"))
+        return min(quantity(tx["maxFeePerGas"]), base_fee + tip)
+    return quantity(tx.get("gasPrice"))
+
+
+def _logs(chain_id: int, receipt: dict[str, Any], tx_index: int) -> list[Log]:
+    return [
+        Log(
+            chain_id=chain_id,
+            block_number=quantity(lg["blockNumber"]),
+            tx_index=tx_index,
+            log_index=quantity(lg["logIndex"]),
+            tx_hash=str(lg["transactionHash"]).lower(),
+            address=str(lg["address"]).lower(),
+            topics=tuple(str(t).lower() for t in lg.get("topics") or ()),
+            data=str(lg.get("data") or "0x").lower(),
+        )
+        for lg in receipt.get("logs") or ()
+    ]
+
+
+def _trace_calls(raw: RawBlock, ctxs: list[TxContext]) -> list[list[InternalCall]]:
+    if raw.trace_style is TraceStyle.GETH:
+        out = []
+        for ctx, item in zip(ctxs, raw.traces, strict=True):
+            frame = item.get("result") if isinstance(item, dict) and "result" in item else item
+            out.append(geth_calls(ctx, frame) if isinstance(frame, dict) else [])
+        return out
+    if raw.trace_style is TraceStyle.PARITY:
+        per_tx: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for t in raw.traces:
+            pos = t.get("transactionPosition")
+            if pos is not None:  # block rewards carry no position
+                per_tx[int(pos)].append(t)
+        return [parity_calls(ctx, per_tx.get(ctx.tx_index, [])) for ctx in ctxs]
+    return [[] for _ in ctxs]
+
+
+def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
+    """Append one block's records to `batch`."""
+    b = raw.block
+    number = quantity(b["number"])
+    block_hash = str(b["hash"]).lower()
+    ts = quantity(b["timestamp"])
+    base_fee = optional_quantity(b.get("baseFeePerGas"))
+    txs: Sequence[dict[str, Any]] = b.get("transactions") or ()
+    receipts = raw.receipts
+    if len(receipts) != len(txs):
+        raise ValueError(f"block {number}: {len(txs)} transactions but {len(receipts)} receipts")
+    fees = 0
+    ctxs: list[TxContext] = []
+    for tx, rc in zip(txs, receipts, strict=True):
+        tx_index = quantity(tx["transactionIndex"])
+        to = address(tx.get("to"))
+        price = _effective_gas_price(tx, rc, base_fee)
+        gas_used = quantity(rc.get("gasUsed"))
+        fees += price * gas_used
+        call_type, method_hash, method_name = classify(to, str(tx.get("input") or "0x"))
+        tx_hash = str(tx["hash"]).lower()
+        sender = str(tx["from"]).lower()
+        batch.transactions.append(
+            Transaction(
+                chain_id=chain_id,
+                block_number=number,
+                block_hash=block_hash,
+                block_timestamp=ts,
+                tx_index=tx_index,
+                hash=tx_hash,
+                from_address=sender,
+                to_address=to,
+                value=quantity(tx.get("value")),
+                gas_limit=quantity(tx.get("gas")),
+                gas_price=price,
+                gas_used=gas_used,
+                nonce=quantity(tx.get("nonce")),
+                tx_type=quantity(tx.get("type")),
+                success=quantity(rc.get("status"), 1) == 1,
+                call_type=call_type,
+                method_hash=method_hash,
+                method_name=method_name,
+                contract_address=address(rc.get("contractAddress")),
+            )
+        )
+        batch.logs.extend(_logs(chain_id, rc, tx_index))
+        ctxs.append(TxContext(chain_id, number, block_hash, ts, tx_index, tx_hash, sender))
+    batch.blocks.append(
+        Block(
+            chain_id=chain_id,
+            number=number,
+            hash=block_hash,
+            parent_hash=str(b["parentHash"]).lower(),
+            timestamp=ts,
+            gas_used=quantity(b.get("gasUsed")),
+            gas_limit=quantity(b.get("gasLimit")),
+            base_fee=base_fee,
+            tx_count=len(txs),
+            miner=str(b.get("miner") or "0x" + "0" * 40).lower(),
+            fees_spent=fees,
+        )
+    )
+    for ctx, calls in zip(ctxs, _trace_calls(raw, ctxs), strict=True):
+        batch.internal_calls.extend(calls)
+        batch.contracts.extend(creations(ctx, calls))
+    if raw.trace_style is TraceStyle.NONE:
+        # Without traces only top-level creations are known, from the receipts.
+        batch.contracts.extend(
+            _receipt_creations(chain_id, ts, batch.transactions[-len(txs) :] if txs else [])
+        )
+
+
+def _receipt_creations(chain_id: int, ts: int, txs: list[Transaction]) -> list[ContractCreation]:
+    return [
+        ContractCreation(
+            chain_id=chain_id,
+            address=t.contract_address,
+            block_number=t.block_number,
+            block_timestamp=ts,
+            tx_index=t.tx_index,
+            trace_index=0,
+            tx_hash=t.hash,
+            deployer=t.from_address,
+            deployer_contract=None,
+            creation_type="CREATE",
+        )
+        for t in txs
+        if t.contract_address and t.success
+    ]
+
+
+def to_batch(chain_id: int, raws: Sequence[RawBlock]) -> EvmBatch:
+    """Decode a contiguous run of blocks into one batch (transfers included)."""
+    numbers = [quantity(r.block["number"]) for r in raws]
+    batch = EvmBatch(chain_id=chain_id, first_block=min(numbers), last_block=max(numbers))
+    for raw in raws:
+        decode_block(chain_id, raw, batch)
+    batch.has_traces = all(
+        r.trace_style is not TraceStyle.NONE for r in raws if r.block.get("transactions")
+    )
+    meta = {b.number: (b.hash, b.timestamp) for b in batch.blocks}
+    batch.transfers.extend(decode_transfers(batch.logs, meta, batch.stats))
+    return batch

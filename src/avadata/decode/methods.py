@@ -1,0 +1,44 @@
+"""A transaction's `method` (callType, methodHash, methodName) from its input, pure.
+
+Names come from the bundled table `signatures.tsv`; selectors are computed from the texts.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from eth_utils.abi import function_signature_to_4byte_selector
+
+from avadata.records import CallType
+
+NATIVE_TRANSFER_NAME = "Native Transfer"
+CONTRACT_CREATED_NAME = "Contract Created"
+
+
+@cache
+def signature_table() -> dict[str, str]:
+    text = resources.files("avadata.decode").joinpath("signatures.tsv").read_text()
+    table: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        selector = "0x" + function_signature_to_4byte_selector(line).hex()
+        # The first text for a selector wins, so the table's order settles collisions.
+        table.setdefault(selector, line)
+    return table
+
+
+def classify(to_address: str | None, input_data: str) -> tuple[CallType, str, str | None]:
+    """(callType, methodHash, methodName) of a transaction.
+
+    A creation has no `to`; a call with empty input is a native transfer (even to a contract:
+    the hosted API names by input, not by the callee's code); anything else is a contract call.
+    """
+    if to_address is None:
+        return CallType.CONTRACT_CREATION, "", CONTRACT_CREATED_NAME
+    if len(input_data) < 10:
+        return CallType.NATIVE_TRANSFER, "", NATIVE_TRANSFER_NAME
+    selector = input_data[:10].lower()
+    return CallType.CONTRACT_CALL, selector, signature_table().get(selector)

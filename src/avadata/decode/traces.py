@@ -1,0 +1,151 @@
+"""Call traces to internal calls (the whole tree) and contract creations, pure.
+
+Two input styles, one output: geth's `callTracer` tree (what Avalanche nodes offer) and the
+parity-style flat `trace_block` list (anvil's fallback). Frames are numbered depth-first, root 0.
+A frame is `reverted` when it or any ancestor failed: then none of its effects remain, and a
+creation inside it created nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from avadata.decode.hexjson import quantity
+from avadata.records import CREATE_OPS, ContractCreation, InternalCall
+
+
+@dataclass(frozen=True, slots=True)
+class TxContext:
+    chain_id: int
+    block_number: int
+    block_hash: str
+    block_timestamp: int
+    tx_index: int
+    tx_hash: str
+    tx_from: str
+
+
+def _addr(v: Any) -> str | None:
+    return None if v is None else str(v).lower()
+
+
+def _walk_geth(
+    frame: dict[str, Any], depth: int, parent: int | None, reverted: bool, counter: list[int]
+) -> Iterator[tuple[int, int | None, int, bool, dict[str, Any]]]:
+    index = counter[0]
+    counter[0] += 1
+    failed = reverted or bool(frame.get("error"))
+    yield index, parent, depth, failed, frame
+    for child in frame.get("calls") or ():
+        yield from _walk_geth(child, depth + 1, index, failed, counter)
+
+
+def geth_calls(ctx: TxContext, root: dict[str, Any]) -> list[InternalCall]:
+    out: list[InternalCall] = []
+    for index, parent, depth, reverted, f in _walk_geth(root, 0, None, False, [0]):
+        out.append(
+            InternalCall(
+                chain_id=ctx.chain_id,
+                block_number=ctx.block_number,
+                block_hash=ctx.block_hash,
+                block_timestamp=ctx.block_timestamp,
+                tx_index=ctx.tx_index,
+                tx_hash=ctx.tx_hash,
+                trace_index=index,
+                parent_index=parent,
+                depth=depth,
+                call_type=str(f.get("type", "CALL")).upper(),
+                from_address=_addr(f.get("from")) or "",
+                to_address=_addr(f.get("to")),
+                value=quantity(f.get("value")),
+                gas=quantity(f.get("gas")),
+                gas_used=quantity(f.get("gasUsed")),
+                reverted=reverted,
+                error=f.get("error") or None,
+            )
+        )
+    return out
+
+
+def _parity_type(t: dict[str, Any]) -> str:
+    kind = t.get("type")
+    action = t.get("action") or {}
+    if kind == "create":
+        method = str(action.get("creationMethod") or "create")
+        return method.upper()
+    if kind == "call":
+        return str(action.get("callType") or "call").upper()
+    if kind in ("suicide", "selfdestruct"):
+        return "SELFDESTRUCT"
+    return str(kind).upper()
+
+
+def parity_calls(ctx: TxContext, traces: list[dict[str, Any]]) -> list[InternalCall]:
+    """One transaction's parity traces (already in depth-first order, as nodes return them)."""
+    by_path: dict[tuple[int, ...], tuple[int, bool]] = {}
+    out: list[InternalCall] = []
+    for index, t in enumerate(traces):
+        path = tuple(t.get("traceAddress") or ())
+        parent_index, parent_reverted = (
+            by_path.get(path[:-1], (None, False)) if path else (None, False)
+        )
+        reverted = parent_reverted or bool(t.get("error"))
+        by_path[path] = (index, reverted)
+        action = t.get("action") or {}
+        result = t.get("result") or {}
+        kind = _parity_type(t)
+        to = result.get("address") if kind in CREATE_OPS else action.get("to")
+        if kind == "SELFDESTRUCT":
+            frm, to, value = (
+                action.get("address"),
+                action.get("refundAddress"),
+                action.get("balance"),
+            )
+        else:
+            frm, value = action.get("from"), action.get("value")
+        out.append(
+            InternalCall(
+                chain_id=ctx.chain_id,
+                block_number=ctx.block_number,
+                block_hash=ctx.block_hash,
+                block_timestamp=ctx.block_timestamp,
+                tx_index=ctx.tx_index,
+                tx_hash=ctx.tx_hash,
+                trace_index=index,
+                parent_index=parent_index,
+                depth=len(path),
+                call_type=kind,
+                from_address=_addr(frm) or "",
+                to_address=_addr(to),
+                value=quantity(value),
+                gas=quantity(action.get("gas")),
+                gas_used=quantity(result.get("gasUsed")),
+                reverted=reverted,
+                error=t.get("error") or None,
+            )
+        )
+    return out
+
+
+def creations(ctx: TxContext, calls: list[InternalCall]) -> list[ContractCreation]:
+    """Contracts that exist after the transaction: successful CREATE* frames."""
+    out: list[ContractCreation] = []
+    for c in calls:
+        if c.call_type in CREATE_OPS and not c.reverted and c.to_address:
+            out.append(
+                ContractCreation(
+                    chain_id=ctx.chain_id,
+                    address=c.to_address,
+                    block_number=ctx.block_number,
+                    block_timestamp=ctx.block_timestamp,
+                    tx_index=ctx.tx_index,
+                    trace_index=c.trace_index,
+                    tx_hash=ctx.tx_hash,
+                    deployer=ctx.tx_from,
+                    deployer_contract=c.from_address if c.depth > 0 else None,
+                    creation_type=c.call_type,
+                )
+            )
+    return out

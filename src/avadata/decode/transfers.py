@@ -1,0 +1,160 @@
+"""ERC-20, ERC-721 and ERC-1155 transfers from logs, pure.
+
+`Transfer(address,address,uint256)` with three topics is ERC-20 (value in data), with four topics
+ERC-721 (token ID indexed, no data); TransferSingle and TransferBatch are ERC-1155. A log that
+claims one of these events but does not fit its layout is skipped and counted, never fatal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from eth_abi.abi import decode as abi_decode
+from eth_utils.abi import event_signature_to_log_topic
+
+from avadata.records import DecodeStats, Log, TokenStandard, TokenTransfer
+
+TRANSFER = "0x" + event_signature_to_log_topic("Transfer(address,address,uint256)").hex()
+TRANSFER_SINGLE = (
+    "0x"
+    + event_signature_to_log_topic("TransferSingle(address,address,address,uint256,uint256)").hex()
+)
+TRANSFER_BATCH = (
+    "0x"
+    + event_signature_to_log_topic(
+        "TransferBatch(address,address,address,uint256[],uint256[])"
+    ).hex()
+)
+TOKEN_TOPICS = frozenset({TRANSFER, TRANSFER_SINGLE, TRANSFER_BATCH})
+
+
+class _Malformed(Exception):
+    pass
+
+
+def _topic_address(topic: str) -> str:
+    if len(topic) != 66 or topic[2:26] != "0" * 24:
+        raise _Malformed(topic)
+    return "0x" + topic[26:]
+
+
+def _word(topic: str) -> int:
+    if len(topic) != 66:
+        raise _Malformed(topic)
+    return int(topic, 16)
+
+
+def _data(data: str) -> bytes:
+    try:
+        return bytes.fromhex(data[2:])
+    except ValueError as exc:
+        raise _Malformed(data) from exc
+
+
+def transfers_from_log(log: Log, block_hash: str, block_timestamp: int) -> list[TokenTransfer]:
+    """The transfers one log carries (empty for other events). Raises _Malformed on a bad layout."""
+    topics = log.topics
+    if not topics:
+        return []
+    sig = topics[0]
+    base = dict(
+        chain_id=log.chain_id,
+        block_number=log.block_number,
+        block_hash=block_hash,
+        block_timestamp=block_timestamp,
+        tx_index=log.tx_index,
+        tx_hash=log.tx_hash,
+        log_index=log.log_index,
+        token=log.address,
+    )
+    if sig == TRANSFER:
+        if len(topics) == 3:
+            raw = _data(log.data)
+            if len(raw) != 32:
+                raise _Malformed("ERC-20 value")
+            return [
+                TokenTransfer(
+                    **base,  # type: ignore[arg-type]
+                    batch_index=0,
+                    standard=TokenStandard.ERC20,
+                    from_address=_topic_address(topics[1]),
+                    to_address=_topic_address(topics[2]),
+                    token_id=None,
+                    value=int.from_bytes(raw, "big"),
+                )
+            ]
+        if len(topics) == 4:
+            if _data(log.data):
+                raise _Malformed("ERC-721 with data")
+            return [
+                TokenTransfer(
+                    **base,  # type: ignore[arg-type]
+                    batch_index=0,
+                    standard=TokenStandard.ERC721,
+                    from_address=_topic_address(topics[1]),
+                    to_address=_topic_address(topics[2]),
+                    token_id=_word(topics[3]),
+                    value=1,
+                )
+            ]
+        raise _Malformed("Transfer topic count")
+    if sig == TRANSFER_SINGLE:
+        if len(topics) != 4:
+            raise _Malformed("TransferSingle topic count")
+        raw = _data(log.data)
+        if len(raw) != 64:
+            raise _Malformed("TransferSingle data")
+        return [
+            TokenTransfer(
+                **base,  # type: ignore[arg-type]
+                batch_index=0,
+                standard=TokenStandard.ERC1155,
+                from_address=_topic_address(topics[2]),
+                to_address=_topic_address(topics[3]),
+                token_id=int.from_bytes(raw[:32], "big"),
+                value=int.from_bytes(raw[32:], "big"),
+                operator=_topic_address(topics[1]),
+            )
+        ]
+    if sig == TRANSFER_BATCH:
+        if len(topics) != 4:
+            raise _Malformed("TransferBatch topic count")
+        try:
+            ids, values = abi_decode(["uint256[]", "uint256[]"], _data(log.data), strict=False)
+        except Exception as exc:  # eth-abi raises several unrelated types on bad input
+            raise _Malformed("TransferBatch data") from exc
+        if len(ids) != len(values):
+            raise _Malformed("TransferBatch lengths")
+        frm, to, op = (
+            _topic_address(topics[2]),
+            _topic_address(topics[3]),
+            _topic_address(topics[1]),
+        )
+        return [
+            TokenTransfer(
+                **base,  # type: ignore[arg-type]
+                batch_index=i,
+                standard=TokenStandard.ERC1155,
+                from_address=frm,
+                to_address=to,
+                token_id=int(token_id),
+                value=int(value),
+                operator=op,
+            )
+            for i, (token_id, value) in enumerate(zip(ids, values, strict=True))
+        ]
+    return []
+
+
+def decode_transfers(
+    logs: Iterable[Log], block_meta: dict[int, tuple[str, int]], stats: DecodeStats
+) -> Iterator[TokenTransfer]:
+    """All transfers in `logs`; `block_meta` maps block number to (hash, timestamp)."""
+    for log in logs:
+        if not log.topics or log.topics[0] not in TOKEN_TOPICS:
+            continue
+        block_hash, ts = block_meta[log.block_number]
+        try:
+            yield from transfers_from_log(log, block_hash, ts)
+        except _Malformed:
+            stats.malformed_logs += 1

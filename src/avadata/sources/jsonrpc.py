@@ -1,0 +1,186 @@
+"""JSON-RPC 2.0 over HTTP: batches, a bounded number in flight, timeouts, retry with backoff.
+
+Sources stage: this module only fetches; nothing is parsed beyond JSON.
+
+Retried (with exponential backoff and jitter, up to `max_attempts`): connection errors, timeouts,
+HTTP 429 and 5xx (a `Retry-After` header is honoured), and bodies that are not whole JSON (a proxy
+that truncates). Not retried: a JSON-RPC error object, which is the node's considered answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import orjson
+
+from avadata.errors import RpcError, RpcTransportError
+
+Call = tuple[str, Sequence[Any] | dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_attempts: int = 8
+    initial_delay: float = 0.2
+    max_delay: float = 10.0
+    factor: float = 2.0
+
+    def delay(self, attempt: int) -> float:
+        base = min(self.max_delay, self.initial_delay * self.factor**attempt)
+        # Full jitter keeps many workers from retrying in lockstep against one node.
+        return random.uniform(base / 2, base)
+
+
+class RpcResult:
+    """One call's outcome inside a batch: a result or the node's error."""
+
+    __slots__ = ("method", "result", "error")
+
+    def __init__(self, method: str, result: Any = None, error: dict[str, Any] | None = None):
+        self.method = method
+        self.result = result
+        self.error = error
+
+    def unwrap(self) -> Any:
+        if self.error is not None:
+            raise RpcError(
+                self.method,
+                int(self.error.get("code", 0)),
+                str(self.error.get("message", "")),
+                self.error.get("data"),
+            )
+        return self.result
+
+
+class JsonRpcClient:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 30.0,
+        max_in_flight: int = 4,
+        max_batch: int = 250,
+        retry: RetryPolicy | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.url = url
+        self.max_batch = max_batch
+        self.retry = retry or RetryPolicy()
+        self._semaphore = asyncio.Semaphore(max_in_flight)
+        self._client = client or httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout),
+            limits=httpx.Limits(
+                max_connections=max_in_flight, max_keepalive_connections=max_in_flight
+            ),
+        )
+        self._next_id = 0
+        self.retries = 0
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def __aenter__(self) -> JsonRpcClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def call(self, method: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        (result,) = await self.batch([(method, params)])
+        return result.unwrap()
+
+    async def batch(self, calls: Sequence[Call]) -> list[RpcResult]:
+        """Send `calls` as JSON-RPC batches of at most `max_batch` (concurrently, bounded by
+        `max_in_flight`); results come back in the order of `calls`."""
+        if len(calls) <= self.max_batch:
+            return await self._one_batch(calls)
+        parts = await asyncio.gather(
+            *(
+                self._one_batch(calls[i : i + self.max_batch])
+                for i in range(0, len(calls), self.max_batch)
+            )
+        )
+        return [r for part in parts for r in part]
+
+    async def _one_batch(self, calls: Sequence[Call]) -> list[RpcResult]:
+        if not calls:
+            return []
+        first_id = self._next_id
+        self._next_id += len(calls)
+        payload = [
+            {
+                "jsonrpc": "2.0",
+                "id": first_id + i,
+                "method": m,
+                "params": list(p) if not isinstance(p, dict) else p,
+            }
+            for i, (m, p) in enumerate(calls)
+        ]
+        body = orjson.dumps(payload)
+        answers = await self._post(body, len(calls))
+        by_id: dict[int, dict[str, Any]] = {}
+        for a in answers:
+            if isinstance(a, dict) and isinstance(a.get("id"), int):
+                by_id[a["id"]] = a
+        out: list[RpcResult] = []
+        for i, (method, _) in enumerate(calls):
+            a = by_id.get(first_id + i)
+            if a is None:
+                out.append(
+                    RpcResult(method, error={"code": -32603, "message": "no answer in batch"})
+                )
+            elif "error" in a and a["error"] is not None:
+                out.append(RpcResult(method, error=a["error"]))
+            else:
+                out.append(RpcResult(method, result=a.get("result")))
+        return out
+
+    async def _post(self, body: bytes, expected: int) -> list[Any]:
+        last: Exception | None = None
+        for attempt in range(self.retry.max_attempts):
+            if attempt:
+                self.retries += 1
+            retry_after: float | None = None
+            try:
+                async with self._semaphore:
+                    response = await self._client.post(
+                        self.url, content=body, headers={"Content-Type": "application/json"}
+                    )
+                if response.status_code == 429 or response.status_code >= 500:
+                    retry_after = _retry_after(response)
+                    raise RpcTransportError(f"HTTP {response.status_code} from {self.url}")
+                if response.status_code != 200:
+                    raise RpcTransportError(f"HTTP {response.status_code} from {self.url}")
+                decoded = orjson.loads(response.content)
+                if isinstance(decoded, dict):
+                    # Some nodes answer a whole batch with one error object (e.g. batch too big).
+                    if "error" in decoded and expected > 1:
+                        raise RpcTransportError(f"batch refused: {decoded['error']}")
+                    decoded = [decoded]
+                if not isinstance(decoded, list):
+                    raise RpcTransportError("answer is neither an object nor a list")
+                return decoded
+            except (httpx.TransportError, orjson.JSONDecodeError, RpcTransportError) as exc:
+                last = exc
+                if attempt + 1 < self.retry.max_attempts:
+                    await asyncio.sleep(
+                        retry_after if retry_after is not None else self.retry.delay(attempt)
+                    )
+        raise RpcTransportError(
+            f"{self.url}: gave up after {self.retry.max_attempts} attempts: {last}"
+        )
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return min(30.0, max(0.0, float(value)))
+    except ValueError:
+        return None
