@@ -1,11 +1,94 @@
-"""`avadata index`."""
+"""`avadata index`: follow EVM chains (and later the primary network) into the store."""
 
 from __future__ import annotations
 
-from avadata.cli.notyet import not_yet
+import asyncio
+from typing import Annotated
 
-HELP = "index: not yet implemented."
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from avadata.errors import AvadataError
+
+HELP = """Index EVM chains into the store: backfill with a progress bar, then follow new blocks.
+
+The chain ID of each --rpc URL is read from the node. Resumes where it stopped.
+
+Example: avadata index --rpc http://127.0.0.1:9650/ext/bc/C/rpc --db sqlite:///data/a.db --once
+"""
 
 
-def index() -> None:
-    not_yet("index")
+def index(
+    db: Annotated[str, typer.Option("--db", help="sqlite:///path/file.db or postgresql://...")],
+    rpc: Annotated[
+        list[str], typer.Option("--rpc", help="EVM JSON-RPC URL; repeat for more chains")
+    ],
+    node: Annotated[
+        str | None,
+        typer.Option("--node", help="avalanchego URL for the primary network (Index API)"),
+    ] = None,
+    once: Annotated[
+        bool, typer.Option("--once", help="backfill to the current head, then exit 0")
+    ] = False,
+    chunk_blocks: Annotated[int, typer.Option(min=1, max=10_000, help="blocks per write")] = 50,
+    native_balances: Annotated[
+        bool, typer.Option(help="fetch eth_getBalance for touched addresses (native balances)")
+    ] = True,
+    poll: Annotated[
+        float, typer.Option(min=0.1, help="seconds between head polls when following")
+    ] = 2.0,
+) -> None:
+    from avadata.indexer.appliers import default_appliers
+    from avadata.indexer.run import RunOptions, index_chains
+    from avadata.store.engine import make_engine
+    from avadata.store.migrate import migrate
+
+    if node is not None:
+        typer.echo(
+            "avadata index --node: primary-network indexing is not yet implemented", err=True
+        )
+        raise typer.Exit(2)
+    engine = make_engine(db)
+    migrate(engine)
+    options = RunOptions(
+        once=once, poll_seconds=poll, chunk_blocks=chunk_blocks, native_balances=native_balances
+    )
+    with Progress(
+        TextColumn("[bold]chain {task.fields[chain]}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} blocks"),
+        TextColumn("{task.fields[bps]:.0f} blocks/s {task.fields[tps]:.0f} tx/s"),
+        TimeRemainingColumn(),
+        transient=False,
+    ) as bar:
+
+        def on_start(chain_id: int, url: str, progress: object) -> None:
+            import time
+
+            from avadata.indexer.evm import Progress as P
+
+            assert isinstance(progress, P)
+            task = bar.add_task("index", total=None, chain=chain_id, bps=0.0, tps=0.0)
+            t0 = time.monotonic()
+
+            def listener(p: P) -> None:
+                dt = max(time.monotonic() - t0, 1e-6)
+                bar.update(
+                    task,
+                    completed=p.next_block,
+                    total=p.target,
+                    bps=p.blocks / dt,
+                    tps=p.transactions / dt,
+                )
+
+            progress.listeners.append(listener)
+
+        try:
+            asyncio.run(
+                index_chains(engine, rpc, options, appliers=default_appliers(), on_start=on_start)
+            )
+        except AvadataError as exc:
+            typer.echo(f"avadata index: {exc}", err=True)
+            raise typer.Exit(1) from exc
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None

@@ -1,0 +1,71 @@
+"""Run indexers for several EVM chains in one process, sharing one store writer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from avadata.indexer.evm import EvmIndexer, IndexerOptions, Progress
+from avadata.indexer.sink import Applier, StoreSink
+from avadata.sources.evm import EvmSource
+from avadata.sources.jsonrpc import JsonRpcClient
+
+
+@dataclass(slots=True)
+class RunOptions:
+    once: bool = True
+    poll_seconds: float = 2.0
+    chunk_blocks: int = 50
+    native_balances: bool = True
+    max_in_flight: int = 4
+    timeout: float = 30.0
+
+
+async def index_chains(
+    engine: Engine,
+    rpc_urls: Sequence[str],
+    options: RunOptions,
+    *,
+    appliers: Sequence[Applier] = (),
+    on_start: Callable[[int, str, Progress], None] | None = None,
+    stop_event: asyncio.Event | None = None,
+) -> dict[int, Progress]:
+    """Index every chain behind `rpc_urls` (chain ID read from each node).
+
+    With `once`, backfill each to its current head and return; else follow until `stop_event`.
+    """
+    sink = StoreSink(engine, appliers)
+    clients = [
+        JsonRpcClient(url, timeout=options.timeout, max_in_flight=options.max_in_flight)
+        for url in rpc_urls
+    ]
+    indexers: list[EvmIndexer] = []
+    try:
+        write_lock = asyncio.Lock()
+        for url, client in zip(rpc_urls, clients, strict=True):
+            source = EvmSource(client)
+            chain_id = await source.chain_id()
+            indexer = EvmIndexer(
+                source,
+                sink,
+                chain_id,
+                url,
+                IndexerOptions(
+                    chunk_blocks=options.chunk_blocks, native_balances=options.native_balances
+                ),
+            )
+            # One writer for the whole store: SQLite allows one, and it keeps Postgres simple.
+            indexer._write_lock = write_lock
+            indexers.append(indexer)
+            if on_start is not None:
+                on_start(chain_id, url, indexer.progress)
+        if options.once:
+            await asyncio.gather(*(i.backfill() for i in indexers))
+        else:
+            await asyncio.gather(*(i.follow(options.poll_seconds, stop_event) for i in indexers))
+        return {i.chain_id: i.progress for i in indexers}
+    finally:
+        await asyncio.gather(*(c.aclose() for c in clients))
