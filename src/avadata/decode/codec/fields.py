@@ -1,0 +1,266 @@
+"""Declarative field kinds: a struct is a dataclass whose fields are `Annotated[T, Kind]`.
+
+`@struct` reads those annotations once and stores the (name, kind) pairs in declaration order,
+which is the wire order of avalanchego's reflectcodec. Reading and writing are then generic
+walks over that list, so every type is described exactly once and both directions agree.
+Fields without a `Kind` annotation (cached IDs, spans) are not serialized.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any, ClassVar, TypeVar
+
+from avadata.decode.codec.reader import DecodeError, Reader
+from avadata.decode.codec.writer import EncodeError, Writer
+
+T = TypeVar("T")
+
+
+class TypeTable:
+    """One VM's interface type IDs (IDs come from type_ids.py; classes are bound by name)."""
+
+    def __init__(self, name: str, by_id: dict[int, type[Any]]) -> None:
+        self.name = name
+        self.by_id = by_id
+        self.by_cls = {cls: tid for tid, cls in by_id.items()}
+
+    def type_id(self, obj: object) -> int:
+        tid = self.by_cls.get(type(obj))
+        if tid is None:
+            raise EncodeError(f"{type(obj).__name__} has no type ID in the {self.name} codec")
+        return tid
+
+
+class Kind:
+    min_size: int = 0
+
+    def read(self, r: Reader, t: TypeTable) -> Any:
+        raise NotImplementedError
+
+    def write(self, w: Writer, t: TypeTable, v: Any) -> None:
+        raise NotImplementedError
+
+
+class _U8(Kind):
+    min_size = 1
+
+    def read(self, r: Reader, t: TypeTable) -> int:
+        return r.u8()
+
+    def write(self, w: Writer, t: TypeTable, v: int) -> None:
+        w.u8(v)
+
+
+class _U16(Kind):
+    min_size = 2
+
+    def read(self, r: Reader, t: TypeTable) -> int:
+        return r.u16()
+
+    def write(self, w: Writer, t: TypeTable, v: int) -> None:
+        w.u16(v)
+
+
+class _U32(Kind):
+    min_size = 4
+
+    def read(self, r: Reader, t: TypeTable) -> int:
+        return r.u32()
+
+    def write(self, w: Writer, t: TypeTable, v: int) -> None:
+        w.u32(v)
+
+
+class _U64(Kind):
+    min_size = 8
+
+    def read(self, r: Reader, t: TypeTable) -> int:
+        return r.u64()
+
+    def write(self, w: Writer, t: TypeTable, v: int) -> None:
+        w.u64(v)
+
+
+class _I64(Kind):
+    min_size = 8
+
+    def read(self, r: Reader, t: TypeTable) -> int:
+        return r.i64()
+
+    def write(self, w: Writer, t: TypeTable, v: int) -> None:
+        w.i64(v)
+
+
+class _Bool(Kind):
+    min_size = 1
+
+    def read(self, r: Reader, t: TypeTable) -> bool:
+        return r.boolean()
+
+    def write(self, w: Writer, t: TypeTable, v: bool) -> None:
+        w.boolean(v)
+
+
+class Fixed(Kind):
+    """A Go `[N]byte` array: N raw bytes, no length."""
+
+    def __init__(self, n: int, what: str = "bytes") -> None:
+        self.min_size = n
+        self.what = what
+
+    def read(self, r: Reader, t: TypeTable) -> bytes:
+        return r.fixed(self.min_size, self.what)
+
+    def write(self, w: Writer, t: TypeTable, v: bytes) -> None:
+        w.fixed(v, self.min_size)
+
+
+class _VarBytes(Kind):
+    min_size = 4
+
+    def read(self, r: Reader, t: TypeTable) -> bytes:
+        return r.var_bytes()
+
+    def write(self, w: Writer, t: TypeTable, v: bytes) -> None:
+        w.var_bytes(v)
+
+
+class _Str(Kind):
+    min_size = 2
+
+    def read(self, r: Reader, t: TypeTable) -> str:
+        return r.string()
+
+    def write(self, w: Writer, t: TypeTable, v: str) -> None:
+        w.string(v)
+
+
+class ListOf(Kind):
+    """A Go slice of non-byte elements: u32 count, then the elements; read as a tuple."""
+
+    min_size = 4
+
+    def __init__(self, elem: Kind, what: str = "slice") -> None:
+        self.elem = elem
+        self.what = what
+
+    def read(self, r: Reader, t: TypeTable) -> tuple[Any, ...]:
+        n = r.count(max(self.elem.min_size, 1), self.what)
+        read = self.elem.read
+        return tuple([read(r, t) for _ in range(n)])
+
+    def write(self, w: Writer, t: TypeTable, v: tuple[Any, ...]) -> None:
+        w.count(len(v))
+        write = self.elem.write
+        for item in v:
+            write(w, t, item)
+
+
+class Inline(Kind):
+    """An embedded or plain struct field: its fields in place, no type ID."""
+
+    def __init__(self, cls: type[Any]) -> None:
+        self.cls = cls
+        self.min_size = cls.__codec_min_size__
+
+    def read(self, r: Reader, t: TypeTable) -> Any:
+        return read_struct(self.cls, r, t)
+
+    def write(self, w: Writer, t: TypeTable, v: Any) -> None:
+        write_struct(v, w, t)
+
+
+class Iface(Kind):
+    """An interface field: u32 type ID, then the concrete value, which must subclass `role`."""
+
+    min_size = 4
+
+    def __init__(self, role: type[Any]) -> None:
+        self.role = role
+
+    def read(self, r: Reader, t: TypeTable) -> Any:
+        pos = r.pos
+        tid = r.u32()
+        cls = t.by_id.get(tid)
+        if cls is None:
+            raise DecodeError(pos, f"a known {t.name} type ID, got {tid}")
+        if not issubclass(cls, self.role):
+            raise DecodeError(pos, f"a {self.role.__name__} type ID, got {tid} ({cls.__name__})")
+        return read_struct(cls, r, t)
+
+    def write(self, w: Writer, t: TypeTable, v: Any) -> None:
+        if not isinstance(v, self.role):
+            raise EncodeError(f"{type(v).__name__} is not a {self.role.__name__}")
+        w.u32(t.type_id(v))
+        write_struct(v, w, t)
+
+
+U8 = _U8()
+U16 = _U16()
+U32 = _U32()
+U64 = _U64()
+I64 = _I64()
+BOOL = _Bool()
+VAR_BYTES = _VarBytes()
+STR = _Str()
+ID32 = Fixed(32, "32-byte ID")
+SHORT_ID = Fixed(20, "20-byte short ID")
+NODE_ID = Fixed(20, "20-byte node ID")
+SIG65 = Fixed(65, "65-byte secp256k1 signature")
+BLS_PUBKEY = Fixed(48, "48-byte BLS public key")
+BLS_SIG = Fixed(96, "96-byte BLS signature")
+
+
+class JsonName:
+    """Annotation metadata: the JSON key for a field when camelCase of its name is wrong."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Struct:
+    """Base of every serializable dataclass (filled in by @struct)."""
+
+    __slots__ = ()
+
+    __codec_fields__: ClassVar[tuple[tuple[str, Kind], ...]] = ()
+    __codec_min_size__: ClassVar[int] = 0
+
+
+S = TypeVar("S", bound=type[Struct])
+
+
+@typing.dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
+def struct(cls: S) -> S:
+    """Make `cls` a frozen dataclass and record its codec fields in declaration order."""
+    dc: Any = dataclasses.dataclass(frozen=True, slots=True)(cls)
+    hints = typing.get_type_hints(dc, include_extras=True)
+    fields: list[tuple[str, Kind]] = []
+    for f in dataclasses.fields(dc):
+        meta = getattr(hints[f.name], "__metadata__", ())
+        kinds = [m for m in meta if isinstance(m, Kind)]
+        if kinds:
+            fields.append((f.name, kinds[0]))
+    dc.__codec_fields__ = tuple(fields)
+    dc.__codec_min_size__ = sum(k.min_size for _, k in fields)
+    dc.__codec_readers__ = tuple(k.read for _, k in fields)
+    dc.__codec_plain__ = len(fields) == len(dataclasses.fields(dc))
+    return typing.cast(S, dc)
+
+
+def read_struct(cls: type[T], r: Reader, t: TypeTable) -> T:
+    readers = cls.__codec_readers__  # type: ignore[attr-defined]
+    values = [rd(r, t) for rd in readers]
+    if cls.__codec_plain__:  # type: ignore[attr-defined]
+        return cls(*values)
+    names = [n for n, _ in cls.__codec_fields__]  # type: ignore[attr-defined]
+    return cls(**dict(zip(names, values, strict=True)))
+
+
+def write_struct(obj: Any, w: Writer, t: TypeTable) -> None:
+    for name, kind in obj.__codec_fields__:
+        kind.write(w, t, getattr(obj, name))

@@ -1,0 +1,127 @@
+"""Bounds-checked reads of the Avalanche linear codec (big-endian, length-prefixed).
+
+Every failure is a `DecodeError` carrying the byte offset where the reader stood and what it
+expected there. Length prefixes are checked against the bytes that remain *before* anything is
+allocated, so a claimed 4 GiB slice in a 100-byte input fails at once instead of hanging.
+"""
+
+from __future__ import annotations
+
+import struct
+
+# Caps from avalanchego: tx/block codecs of platformvm and avm and the coreth atomic codec
+# reject inputs over 256 KiB; vertices 1 MiB; proposervm, warp and indexer codecs are unbounded.
+MAX_TX_SIZE = 256 * 1024
+MAX_BLOCK_SIZE = 256 * 1024
+MAX_VERTEX_SIZE = 1024 * 1024
+# reflectcodec refuses slice counts above MaxInt32.
+MAX_SLICE_LEN = 2**31 - 1
+
+_U16 = struct.Struct(">H")
+_U32 = struct.Struct(">I")
+_U64 = struct.Struct(">Q")
+_I64 = struct.Struct(">q")
+
+
+class DecodeError(ValueError):
+    """Bytes that are not a valid encoding; `offset` is where the reader stood."""
+
+    def __init__(self, offset: int, expected: str) -> None:
+        super().__init__(f"at byte {offset}: expected {expected}")
+        self.offset = offset
+        self.expected = expected
+
+
+class Reader:
+    """A cursor over immutable bytes. `pos` is public so callers can slice out spans."""
+
+    __slots__ = ("buf", "pos", "end")
+
+    def __init__(self, buf: bytes, pos: int = 0) -> None:
+        self.buf = bytes(buf)
+        self.pos = pos
+        self.end = len(self.buf)
+
+    def _need(self, n: int, what: str) -> int:
+        pos = self.pos
+        if pos + n > self.end:
+            raise DecodeError(pos, f"{what} ({n} bytes), {self.end - pos} left")
+        self.pos = pos + n
+        return pos
+
+    def u8(self) -> int:
+        pos = self._need(1, "uint8")
+        return self.buf[pos]
+
+    def u16(self) -> int:
+        pos = self._need(2, "uint16")
+        return int(_U16.unpack_from(self.buf, pos)[0])
+
+    def u32(self) -> int:
+        pos = self._need(4, "uint32")
+        return int(_U32.unpack_from(self.buf, pos)[0])
+
+    def u64(self) -> int:
+        pos = self._need(8, "uint64")
+        return int(_U64.unpack_from(self.buf, pos)[0])
+
+    def i64(self) -> int:
+        pos = self._need(8, "int64")
+        return int(_I64.unpack_from(self.buf, pos)[0])
+
+    def boolean(self) -> bool:
+        pos = self._need(1, "bool")
+        b = self.buf[pos]
+        if b > 1:
+            raise DecodeError(pos, f"bool 0 or 1, got {b}")
+        return b == 1
+
+    def fixed(self, n: int, what: str = "bytes") -> bytes:
+        pos = self._need(n, what)
+        return self.buf[pos : pos + n]
+
+    def count(self, min_elem_size: int, what: str = "slice") -> int:
+        """A u32 element count, refused when the elements cannot fit in what is left."""
+        start = self.pos
+        n = self.u32()
+        if n > MAX_SLICE_LEN:
+            raise DecodeError(start, f"{what} length <= {MAX_SLICE_LEN}, got {n}")
+        if n * min_elem_size > self.end - self.pos:
+            raise DecodeError(
+                start,
+                f"{what} of {n} elements (>= {n * min_elem_size} bytes), "
+                f"{self.end - self.pos} left",
+            )
+        return n
+
+    def var_bytes(self, what: str = "byte slice") -> bytes:
+        n = self.count(1, what)
+        pos = self.pos
+        self.pos = pos + n
+        return self.buf[pos : pos + n]
+
+    def string(self) -> str:
+        start = self.pos
+        n = self.u16()
+        if n > self.end - self.pos:
+            raise DecodeError(start, f"string of {n} bytes, {self.end - self.pos} left")
+        pos = self.pos
+        self.pos = pos + n
+        # Go strings carry arbitrary bytes; surrogateescape keeps them round-trippable.
+        return self.buf[pos : pos + n].decode("utf-8", "surrogateescape")
+
+    def version(self, allowed: tuple[int, ...] = (0,)) -> int:
+        pos = self.pos
+        v = self.u16()
+        if v not in allowed:
+            raise DecodeError(pos, f"codec version {' or '.join(map(str, allowed))}, got {v}")
+        return v
+
+    def done(self) -> None:
+        if self.pos != self.end:
+            raise DecodeError(self.pos, f"end of input, {self.end - self.pos} trailing bytes")
+
+
+def check_size(data: bytes, cap: int | None, what: str) -> None:
+    if cap is not None and len(data) > cap:
+        raise DecodeError(cap, f"{what} of at most {cap} bytes, got {len(data)}")
