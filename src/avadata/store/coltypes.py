@@ -1,0 +1,110 @@
+"""Dialect-aware column types: dialect file 1 of 2 (the other is `dialect.py`).
+
+Stage: store. Only this module and `dialect.py` may look at the dialect's name.
+
+Invariant: a value read back equals the Python int written, on both engines, and the
+engines order the column the same way the ints order (so keyset pages agree).
+
+- `U256`: an unsigned 256-bit integer (amounts, wei, token ids). PostgreSQL stores
+  NUMERIC(78, 0) (2**256 - 1 has 78 digits). SQLite's INTEGER stops at 2**63 - 1, so SQLite
+  stores the decimal digits zero-padded to 78 characters: text order is then numeric order.
+- `I256`: a signed integer of magnitude up to 2**256 - 1, for computed balances (a token that
+  moves value without Transfer events can drive one below zero; we store what the events say
+  rather than crash or clamp). On SQLite a negative value is "-" followed by the 78-digit
+  complement 10**78 - |v|, so "-" (which sorts before "0") puts negatives first and a larger
+  magnitude sorts earlier, as numbers do.
+- `Address`, `Hash`: lower-case 0x hex text (records.py already normalises; nothing to convert).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Numeric, String
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator, TypeEngine
+
+U256_MAX: int = 2**256 - 1
+_DIGITS = 78  # len(str(2**256 - 1))
+_NEG_BASE: int = 10**_DIGITS
+
+
+def _is_sqlite(dialect: Dialect) -> bool:
+    return dialect.name == "sqlite"
+
+
+class U256(TypeDecorator[int]):
+    """uint256: NUMERIC(78,0) on PostgreSQL, 78-character zero-padded text on SQLite."""
+
+    impl = String(_DIGITS)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if _is_sqlite(dialect):
+            return dialect.type_descriptor(String(_DIGITS))
+        return dialect.type_descriptor(Numeric(_DIGITS, 0, asdecimal=True))
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        v = int(value)
+        if v < 0 or v > U256_MAX:
+            raise ValueError(f"U256 out of range: {v}")
+        if _is_sqlite(dialect):
+            return f"{v:078d}"
+        return v
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
+        if value is None:
+            return None
+        return int(value)
+
+    @property
+    def python_type(self) -> type[int]:
+        return int
+
+
+class I256(TypeDecorator[int]):
+    """A signed integer, |v| <= 2**256 - 1: NUMERIC(78,0) on PostgreSQL, sortable text on SQLite."""
+
+    impl = String(_DIGITS + 1)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if _is_sqlite(dialect):
+            return dialect.type_descriptor(String(_DIGITS + 1))
+        return dialect.type_descriptor(Numeric(_DIGITS, 0, asdecimal=True))
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        v = int(value)
+        if v < -U256_MAX or v > U256_MAX:
+            raise ValueError(f"I256 out of range: {v}")
+        if _is_sqlite(dialect):
+            # "0" prefix for non-negatives keeps every value the same width, so text order holds.
+            return f"0{v:078d}" if v >= 0 else f"-{_NEG_BASE + v:078d}"
+        return v
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            if value.startswith("-"):
+                return int(value[1:]) - _NEG_BASE
+            return int(value)
+        return int(value)
+
+    @property
+    def python_type(self) -> type[int]:
+        return int
+
+
+def Address() -> String:
+    """A lower-case 0x-prefixed 20-byte address (42 characters)."""
+    return String(42)
+
+
+def Hash() -> String:
+    """A lower-case 0x-prefixed 32-byte hash (66 characters)."""
+    return String(66)

@@ -1,0 +1,160 @@
+"""Where SQLite and PostgreSQL differ: dialect file 2 of 2 (the other is `coltypes.py`).
+
+Stage: store. Only this module and `coltypes.py` may look at the dialect's name; every other
+module of the store writes portable SQLAlchemy Core and calls these functions for the rest.
+Each function here has a test in `tests/store/` that runs on both engines.
+
+The divergences, all of them:
+- URLs and engine options (driver, SQLite PRAGMAs, read-only connections);
+- how a transaction begins on SQLite (BEGIN IMMEDIATE for the writer);
+- INSERT ... ON CONFLICT (both engines spell it alike, but SQLAlchemy builds it per dialect);
+- a lock that serialises concurrent migrations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Table, event, make_url, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL
+from sqlalchemy.sql.expression import ColumnElement, Insert
+
+# Arbitrary constant naming our migration lock among PostgreSQL advisory locks.
+_MIGRATION_LOCK_ID = 0x61766164  # "avad"
+
+# Each PRAGMA with its reason; applied on every new SQLite connection of a writer engine.
+_SQLITE_WRITER_PRAGMAS: tuple[tuple[str, str], ...] = (
+    # Readers never block the writer and the writer never blocks readers (one indexer, many API
+    # processes). Persistent in the file; set by the writer since a read-only handle cannot.
+    ("journal_mode", "WAL"),
+    # In WAL mode NORMAL loses no committed data on a process crash and never corrupts; a power
+    # cut may drop the last commits, which the indexer re-fetches from its cursor.
+    ("synchronous", "NORMAL"),
+    # Wait up to 10 s for a lock instead of failing at once with SQLITE_BUSY.
+    ("busy_timeout", "10000"),
+    # SQLite ignores declared foreign keys unless each connection asks for them.
+    ("foreign_keys", "ON"),
+    # A 64 MiB page cache: bulk inserts touch many index pages per transaction.
+    ("cache_size", "-65536"),
+)
+
+_SQLITE_READER_PRAGMAS: tuple[tuple[str, str], ...] = (
+    # An API reader waits for a checkpoint rather than erroring.
+    ("busy_timeout", "10000"),
+    ("foreign_keys", "ON"),
+    # Belt and braces on top of mode=ro: any write through this handle is an error.
+    ("query_only", "ON"),
+)
+
+
+def is_sqlite_url(url: str) -> bool:
+    """True for `sqlite://...` URLs (the embedded engine)."""
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def normalize_url(url: str, *, read_only: bool = False) -> URL:
+    """Map our URLs onto SQLAlchemy's: postgresql:// -> psycopg 3; read-only SQLite -> mode=ro.
+
+    Raises ValueError for any other database, and for a read-only in-memory SQLite.
+    """
+    u = make_url(url)
+    backend = u.get_backend_name()
+    if backend in ("postgresql", "postgres"):
+        return u.set(drivername="postgresql+psycopg")
+    if backend == "sqlite":
+        if not read_only:
+            return u
+        if not u.database or u.database == ":memory:":
+            raise ValueError("a read-only engine needs an SQLite file, not an in-memory database")
+        query = dict(u.query)
+        query.update({"mode": "ro", "uri": "true"})
+        return u.set(database=f"file:{u.database}", query=query)
+    raise ValueError(f"unsupported database URL {u.render_as_string(hide_password=True)!r}")
+
+
+def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
+    """Keyword arguments for `sqlalchemy.create_engine` on this URL."""
+    if url.get_backend_name() == "sqlite":
+        return {}
+    kwargs: dict[str, Any] = {"pool_pre_ping": True, "pool_size": 5, "max_overflow": 10}
+    if read_only:
+        # The server refuses any write in these sessions, as a read-only SQLite handle does.
+        kwargs["connect_args"] = {"options": "-c default_transaction_read_only=on"}
+    return kwargs
+
+
+def install_hooks(engine: Engine, *, read_only: bool) -> None:
+    """Per-connection setup: SQLite PRAGMAs and transaction start; nothing on PostgreSQL."""
+    if engine.dialect.name != "sqlite":
+        return
+    pragmas = _SQLITE_READER_PRAGMAS if read_only else _SQLITE_WRITER_PRAGMAS
+    begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's begin event issue BEGIN itself: pysqlite would otherwise begin only
+        # at the first write, leaving the reads before it outside the transaction.
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        try:
+            for name, value in pragmas:
+                cur.execute(f"PRAGMA {name}={value}")
+        finally:
+            cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        # IMMEDIATE takes the write lock up front: a writer never fails halfway when it would
+        # upgrade a read lock (busy_timeout does not apply to that upgrade in WAL mode).
+        conn.exec_driver_sql(begin)
+
+
+def _insert(conn: Connection, table: Table) -> Any:
+    if conn.dialect.name == "sqlite":
+        return sqlite.insert(table)
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    raise NotImplementedError(f"dialect {conn.dialect.name!r}")
+
+
+def insert_or_ignore(conn: Connection, table: Table) -> Insert:
+    """INSERT that skips rows whose primary key (or any unique key) already exists."""
+    stmt: Insert = _insert(conn, table).on_conflict_do_nothing()
+    return stmt
+
+
+Excluded = Any  # the `excluded` pseudo-row: excluded.c.<column> is the value we tried to insert
+
+
+def upsert(
+    conn: Connection,
+    table: Table,
+    *,
+    keys: Sequence[str],
+    set_: Callable[[Excluded], Mapping[str, Any]],
+    where: Callable[[Excluded], ColumnElement[bool]] | None = None,
+) -> Insert:
+    """INSERT ... ON CONFLICT (keys) DO UPDATE SET set_(excluded) [WHERE where(excluded)].
+
+    `set_` and `where` receive the `excluded` pseudo-row, so the new values can be combined
+    with the stored ones (`table.c.x`). When `where` is false the stored row stays as it is.
+    """
+    base = _insert(conn, table)
+    stmt: Insert = base.on_conflict_do_update(
+        index_elements=list(keys),
+        set_=dict(set_(base.excluded)),
+        where=where(base.excluded) if where is not None else None,
+    )
+    return stmt
+
+
+def migration_lock(conn: Connection) -> None:
+    """Serialise concurrent migrations until the end of the current transaction.
+
+    PostgreSQL: a transaction-scoped advisory lock (several indexers may start at once).
+    SQLite: nothing to do, the writer's BEGIN IMMEDIATE already holds the database's write lock.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK_ID})

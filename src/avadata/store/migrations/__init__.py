@@ -1,0 +1,1 @@
+"""The store's one Alembic history (portable operations; SQLite ALTERs run in batch mode)."""

@@ -1,0 +1,352 @@
+"""Every table and index of the store, in one place (SQLAlchemy Core).
+
+Stage: store. Nothing here looks at the dialect; the column types in `coltypes.py` do.
+Migrations (`migrations/versions/`) are frozen copies of what this module declared at the
+time; a test checks that upgrading an empty database gives exactly this metadata.
+
+Invariants:
+- every chain-scoped table carries `chain_id`, and natural keys are primary keys
+  (positions: block_number, tx_index, log_index / trace_index), so a replayed insert is a no-op;
+- timestamps are Unix seconds (UTC) in integer columns; amounts are `U256`/`I256`;
+- addresses and hashes are lower-case hex text.
+
+Link tables (`*_participants`) and balance histories are declared WITHOUT ROWID on SQLite:
+their primary key is all they hold, so the table is the index (half the space, one lookup).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    text,
+    true,
+)
+
+from avadata.store.coltypes import I256, U256, Address, Hash
+
+# Explicit constraint names so migrations can refer to them on both engines.
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_name)s_%(column_1_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+chains = Table(
+    "chains",
+    metadata,
+    Column("chain_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(200)),
+    # Avalanche ids (cb58), known for the C-chain and L1s when configured; None otherwise.
+    Column("blockchain_id", String(64)),
+    Column("subnet_id", String(64)),
+    Column("network", String(16)),
+    Column("rpc_url", Text),
+    # False once any batch came from a node without a tracer: internal calls are then incomplete.
+    Column("has_traces", Boolean(create_constraint=False), nullable=False, server_default=true()),
+    CheckConstraint("network IN ('mainnet', 'testnet')", name="network"),
+)
+
+cursors = Table(
+    "cursors",
+    metadata,
+    Column("chain_id", BigInteger, ForeignKey("chains.chain_id"), nullable=False),
+    # What was indexed: "evm" for the EVM pipeline; other pipelines pick their own name.
+    Column("source", String(64), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("block_hash", Hash(), nullable=False),
+    PrimaryKeyConstraint("chain_id", "source"),
+)
+
+evm_blocks = Table(
+    "evm_blocks",
+    metadata,
+    Column("chain_id", BigInteger, ForeignKey("chains.chain_id"), nullable=False),
+    Column("number", BigInteger, nullable=False),
+    Column("hash", Hash(), nullable=False),
+    Column("parent_hash", Hash(), nullable=False),
+    Column("timestamp", BigInteger, nullable=False),
+    Column("gas_used", BigInteger, nullable=False),
+    Column("gas_limit", BigInteger, nullable=False),
+    Column("base_fee", U256()),
+    Column("tx_count", Integer, nullable=False),
+    Column("miner", Address(), nullable=False),
+    Column("fees_spent", U256(), nullable=False),
+    # Transactions in this block and every earlier indexed block of the chain.
+    Column("cumulative_txs", BigInteger, nullable=False),
+    PrimaryKeyConstraint("chain_id", "number"),
+    Index(None, "chain_id", "hash"),
+)
+
+evm_txs = Table(
+    "evm_txs",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("block_hash", Hash(), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("hash", Hash(), nullable=False),
+    Column("from_address", Address(), nullable=False),
+    Column("to_address", Address()),
+    Column("value", U256(), nullable=False),
+    Column("gas_limit", BigInteger, nullable=False),
+    Column("gas_price", U256(), nullable=False),
+    Column("gas_used", BigInteger, nullable=False),
+    # EIP-2681 caps a nonce at 2**64 - 1, past a signed BIGINT.
+    Column("nonce", U256(), nullable=False),
+    Column("tx_type", Integer, nullable=False),
+    Column("success", Boolean(create_constraint=False), nullable=False),
+    Column("call_type", String(32), nullable=False),
+    Column("method_hash", String(10), nullable=False),
+    Column("method_name", Text),
+    Column("contract_address", Address()),
+    PrimaryKeyConstraint("chain_id", "block_number", "tx_index"),
+    Index(None, "chain_id", "hash"),
+    # Newest-first listings use the primary key backwards; by status needs its own range.
+    Index(None, "chain_id", "success", "block_number", "tx_index"),
+    # Per-address listings (sent / received), newest first.
+    Index(None, "chain_id", "from_address", "block_number", "tx_index"),
+    Index(None, "chain_id", "to_address", "block_number", "tx_index"),
+)
+
+evm_logs = Table(
+    "evm_logs",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("log_index", Integer, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("tx_hash", Hash(), nullable=False),
+    Column("address", Address(), nullable=False),
+    # An EVM log has at most four topics: columns, not JSON, so both engines can filter them.
+    Column("topic0", Hash()),
+    Column("topic1", Hash()),
+    Column("topic2", Hash()),
+    Column("topic3", Hash()),
+    Column("data", Text, nullable=False),
+    PrimaryKeyConstraint("chain_id", "block_number", "log_index"),
+)
+
+token_transfers = Table(
+    "token_transfers",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("log_index", Integer, nullable=False),
+    # Position inside an ERC-1155 TransferBatch; 0 for every other transfer.
+    Column("batch_index", Integer, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("tx_hash", Hash(), nullable=False),
+    Column("block_hash", Hash(), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("token", Address(), nullable=False),
+    Column("standard", String(16), nullable=False),
+    Column("from_address", Address(), nullable=False),
+    Column("to_address", Address(), nullable=False),
+    Column("token_id", U256()),
+    Column("value", U256(), nullable=False),
+    Column("operator", Address()),
+    PrimaryKeyConstraint("chain_id", "block_number", "log_index", "batch_index"),
+    Index(None, "chain_id", "token", "block_number", "log_index", "batch_index"),
+)
+
+# One row per distinct from/to of a transfer: "transfers of address A of standard S, newest
+# first" is one range scan of this primary key, then point lookups into token_transfers.
+transfer_participants = Table(
+    "transfer_participants",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("address", Address(), nullable=False),
+    Column("standard", String(16), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("log_index", Integer, nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    PrimaryKeyConstraint(
+        "chain_id", "address", "standard", "block_number", "log_index", "batch_index"
+    ),
+    sqlite_with_rowid=False,
+)
+
+internal_calls = Table(
+    "internal_calls",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("trace_index", Integer, nullable=False),
+    Column("block_hash", Hash(), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("tx_hash", Hash(), nullable=False),
+    Column("parent_index", Integer),
+    Column("depth", Integer, nullable=False),
+    Column("call_type", String(16), nullable=False),
+    Column("from_address", Address(), nullable=False),
+    Column("to_address", Address()),
+    Column("value", U256(), nullable=False),
+    Column("gas", BigInteger, nullable=False),
+    Column("gas_used", BigInteger, nullable=False),
+    Column("reverted", Boolean(create_constraint=False), nullable=False),
+    Column("error", Text),
+    PrimaryKeyConstraint("chain_id", "block_number", "tx_index", "trace_index"),
+)
+
+# Only the frames the Data API lists as internal transactions (see writer.is_listed_call).
+internal_call_participants = Table(
+    "internal_call_participants",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("address", Address(), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("trace_index", Integer, nullable=False),
+    PrimaryKeyConstraint("chain_id", "address", "block_number", "tx_index", "trace_index"),
+    sqlite_with_rowid=False,
+)
+
+contracts = Table(
+    "contracts",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("address", Address(), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("trace_index", Integer, nullable=False),
+    Column("tx_hash", Hash(), nullable=False),
+    Column("deployer", Address(), nullable=False),
+    Column("deployer_contract", Address()),
+    Column("creation_type", String(16), nullable=False),
+    PrimaryKeyConstraint("chain_id", "address"),
+    Index(None, "chain_id", "deployer", "block_number", "tx_index", "trace_index"),
+)
+
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("address", Address(), nullable=False),
+    Column("standard", String(16), nullable=False),
+    # None when the eth_call failed: nothing is invented.
+    Column("name", Text),
+    Column("symbol", Text),
+    Column("decimals", Integer),
+    PrimaryKeyConstraint("chain_id", "address"),
+)
+
+# Balance after `block_number`, one row per block in which the balance was touched.
+# The balance at block B is the row with the greatest block_number <= B (0 when none).
+erc20_balances = Table(
+    "erc20_balances",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("token", Address(), nullable=False),
+    Column("holder", Address(), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("balance", I256(), nullable=False),
+    PrimaryKeyConstraint("chain_id", "token", "holder", "block_number"),
+    # "Every token an address holds" starts here.
+    Index(None, "chain_id", "holder", "token", "block_number"),
+    sqlite_with_rowid=False,
+)
+
+erc1155_balances = Table(
+    "erc1155_balances",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("token", Address(), nullable=False),
+    Column("token_id", U256(), nullable=False),
+    Column("holder", Address(), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("balance", I256(), nullable=False),
+    PrimaryKeyConstraint("chain_id", "token", "token_id", "holder", "block_number"),
+    Index(None, "chain_id", "holder", "token", "token_id", "block_number"),
+    sqlite_with_rowid=False,
+)
+
+# Current owner of each ERC-721 token, with the position of the transfer that set it: an
+# update applies only from a later position, so replaying an older chunk changes nothing.
+# A burn keeps the row with the zero address as owner (the position still guards).
+erc721_owners = Table(
+    "erc721_owners",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("token", Address(), nullable=False),
+    Column("token_id", U256(), nullable=False),
+    Column("owner", Address(), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("log_index", Integer, nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    PrimaryKeyConstraint("chain_id", "token", "token_id"),
+    Index(None, "chain_id", "owner", "token", "token_id"),
+)
+
+# The NFT metadata worker's queue and result: one row per ERC-721/1155 token id ever seen.
+nft_tokens = Table(
+    "nft_tokens",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("token", Address(), nullable=False),
+    Column("token_id", U256(), nullable=False),
+    Column("standard", String(16), nullable=False),
+    Column("token_uri", Text),
+    # pending -> indexed | failed (retried at next_attempt_at) | unindexable
+    Column("index_status", String(16), nullable=False, server_default=text("'pending'")),
+    Column("name", Text),
+    Column("description", Text),
+    Column("image_uri", Text),
+    Column("external_url", Text),
+    Column("metadata_json", Text),
+    Column("last_updated", BigInteger),
+    Column("attempts", Integer, nullable=False, server_default=text("0")),
+    Column("next_attempt_at", BigInteger, nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("chain_id", "token", "token_id"),
+    Index(None, "index_status", "next_attempt_at"),
+)
+
+# Native balance after `block_number`, from eth_getBalance; absent means unknown, not zero.
+native_balances = Table(
+    "native_balances",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("address", Address(), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("balance", U256(), nullable=False),
+    PrimaryKeyConstraint("chain_id", "address", "block_number"),
+    sqlite_with_rowid=False,
+)
+
+__all__ = [
+    "chains",
+    "contracts",
+    "cursors",
+    "erc1155_balances",
+    "erc20_balances",
+    "erc721_owners",
+    "evm_blocks",
+    "evm_logs",
+    "evm_txs",
+    "internal_call_participants",
+    "internal_calls",
+    "metadata",
+    "native_balances",
+    "nft_tokens",
+    "token_transfers",
+    "tokens",
+    "transfer_participants",
+]
