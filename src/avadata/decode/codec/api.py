@@ -14,12 +14,30 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from avadata.decode.codec.fields import Iface, Inline, Kind, TypeTable, write_struct
+from avadata.decode.codec.atomic import ATOMIC_TABLE, AtomicTx, AtomicUnsignedTx
+from avadata.decode.codec.components import UTXO
+from avadata.decode.codec.fields import Iface, Inline, Kind, ListOf, TypeTable, write_struct
 from avadata.decode.codec.ids import sha256
 from avadata.decode.codec.pchain import PChainTx, PUnsignedTx
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, PBlock
-from avadata.decode.codec.reader import MAX_BLOCK_SIZE, MAX_TX_SIZE, Reader, check_size
+from avadata.decode.codec.reader import (
+    MAX_BLOCK_SIZE,
+    MAX_TX_SIZE,
+    MAX_VERTEX_SIZE,
+    DecodeError,
+    Reader,
+    check_size,
+)
+from avadata.decode.codec.signed import TxSpan
 from avadata.decode.codec.writer import Writer
+from avadata.decode.codec.xchain import (
+    XCHAIN_TABLE,
+    StopVertex,
+    Vertex,
+    XBlock,
+    XChainTx,
+    XUnsignedTx,
+)
 
 T = TypeVar("T")
 
@@ -77,17 +95,130 @@ def encode_p_block(block: PBlock) -> bytes:
     return encode_top(block, _P_BLOCK, PCHAIN_TABLE)
 
 
+_X_TX = Inline(XChainTx)
+_X_UNSIGNED = Iface(XUnsignedTx)
+_X_BLOCK = Iface(XBlock)
+_ATOMIC_TX = Inline(AtomicTx)
+_ATOMIC_UNSIGNED = Iface(AtomicUnsignedTx)
+_ATOMIC_BATCH = ListOf(TxSpan(AtomicTx), "atomic txs")
+_UTXO = Inline(UTXO)
+_VERTEX = Inline(Vertex)
+_STOP_VERTEX = Inline(StopVertex)
+
+
+def decode_x_tx(data: bytes) -> XChainTx:
+    tx: XChainTx = decode_top(data, _X_TX, XCHAIN_TABLE, MAX_TX_SIZE, "X-chain tx", True)
+    return tx
+
+
+def encode_x_tx(tx: XChainTx) -> bytes:
+    return encode_top(tx, _X_TX, XCHAIN_TABLE)
+
+
+def decode_x_unsigned_tx(data: bytes) -> XUnsignedTx:
+    utx: XUnsignedTx = decode_top(data, _X_UNSIGNED, XCHAIN_TABLE, MAX_TX_SIZE, "X-chain tx")
+    return utx
+
+
+def encode_x_unsigned_tx(utx: XUnsignedTx) -> bytes:
+    return encode_top(utx, _X_UNSIGNED, XCHAIN_TABLE)
+
+
+def decode_x_block(data: bytes) -> XBlock:
+    block: XBlock = decode_top(data, _X_BLOCK, XCHAIN_TABLE, MAX_BLOCK_SIZE, "X-chain block")
+    return block
+
+
+def encode_x_block(block: XBlock) -> bytes:
+    return encode_top(block, _X_BLOCK, XCHAIN_TABLE)
+
+
+def decode_vertex(data: bytes) -> Vertex | StopVertex:
+    """A legacy DAG vertex: version 0 (with txs) or 1 (the Cortina stop vertex)."""
+    check_size(data, MAX_VERTEX_SIZE, "vertex")
+    r = Reader(data)
+    version = r.version((0, 1))
+    vtx: Vertex | StopVertex = (_VERTEX if version == 0 else _STOP_VERTEX).read(r, XCHAIN_TABLE)
+    r.done()
+    return vtx
+
+
+def encode_vertex(vtx: Vertex | StopVertex) -> bytes:
+    w = Writer()
+    w.version(0 if isinstance(vtx, Vertex) else 1)
+    write_struct(vtx, w, XCHAIN_TABLE)
+    return w.getvalue()
+
+
+def vertex_txs(vtx: Vertex) -> list[XChainTx]:
+    """The signed avm txs a vertex carries (each with its own codec version)."""
+    return [decode_x_tx(raw) for raw in vtx.transactions]
+
+
+def decode_atomic_tx(data: bytes) -> AtomicTx:
+    tx: AtomicTx = decode_top(data, _ATOMIC_TX, ATOMIC_TABLE, MAX_TX_SIZE, "atomic tx", True)
+    return tx
+
+
+def encode_atomic_tx(tx: AtomicTx) -> bytes:
+    return encode_top(tx, _ATOMIC_TX, ATOMIC_TABLE)
+
+
+def decode_atomic_unsigned_tx(data: bytes) -> AtomicUnsignedTx:
+    utx: AtomicUnsignedTx = decode_top(
+        data, _ATOMIC_UNSIGNED, ATOMIC_TABLE, MAX_TX_SIZE, "atomic tx"
+    )
+    return utx
+
+
+def encode_atomic_unsigned_tx(utx: AtomicUnsignedTx) -> bytes:
+    return encode_top(utx, _ATOMIC_UNSIGNED, ATOMIC_TABLE)
+
+
+def decode_ext_data(data: bytes, batch: bool | None = None) -> list[AtomicTx]:
+    """Atomic txs in a coreth block's ExtData. `batch`: True = post-ApricotPhase5 list form,
+    False = the single-tx form before it, None = try the list form first."""
+    if not data:
+        return []
+    if batch is None:
+        try:
+            return decode_ext_data(data, True)
+        except DecodeError:
+            return decode_ext_data(data, False)
+    if batch:
+        txs: tuple[AtomicTx, ...] = decode_top(data, _ATOMIC_BATCH, ATOMIC_TABLE, None, "extData")
+        if not txs:
+            raise DecodeError(2, "at least one atomic tx in a post-ApricotPhase5 extData")
+        return list(txs)
+    return [decode_atomic_tx(data)]
+
+
+def encode_ext_data(txs: list[AtomicTx], batch: bool = True) -> bytes:
+    if not txs:
+        return b""
+    if batch:
+        return encode_top(tuple(txs), _ATOMIC_BATCH, ATOMIC_TABLE)
+    if len(txs) != 1:
+        raise ValueError("pre-ApricotPhase5 extData holds exactly one atomic tx")
+    return encode_atomic_tx(txs[0])
+
+
+def decode_utxo(data: bytes, table: TypeTable | None = None) -> UTXO:
+    """A standalone UTXO (version + txID + index + assetID + typed output). Without a table,
+    the P-chain's is tried first, then the X-chain's (their output type IDs agree on 7)."""
+    if table is not None:
+        utxo: UTXO = decode_top(data, _UTXO, table, MAX_TX_SIZE, "UTXO")
+        return utxo
+    try:
+        return decode_utxo(data, PCHAIN_TABLE)
+    except DecodeError:
+        return decode_utxo(data, XCHAIN_TABLE)
+
+
+def encode_utxo(utxo: UTXO, table: TypeTable = PCHAIN_TABLE) -> bytes:
+    return encode_top(utxo, _UTXO, table)
+
+
 def block_id(data: bytes) -> bytes:
     """platformvm and avm block IDs, and vertex IDs: sha256 of the full bytes."""
     return sha256(data)
-
-
-__all__ = [
-    "decode_p_block",
-    "decode_p_tx",
-    "decode_p_unsigned_tx",
-    "encode_p_block",
-    "encode_p_tx",
-    "encode_p_unsigned_tx",
-    "write_struct",
-]
