@@ -12,8 +12,8 @@ from typing import Annotated
 from avadata.decode.codec import components, type_ids
 from avadata.decode.codec.components import FxCredential, TransferableInput, TransferableOutput
 from avadata.decode.codec.fields import (
+    EVM_ADDRESS,
     ID32,
-    SHORT_ID,
     U32,
     U64,
     Iface,
@@ -34,14 +34,14 @@ class AtomicUnsignedTx(Struct):
 
 @struct
 class EVMOutput(Struct):
-    address: Annotated[bytes, SHORT_ID]  # a 0x EVM address, not a bech32 ShortID
+    address: Annotated[bytes, EVM_ADDRESS]
     amount: Annotated[int, U64]  # nAVAX (9 decimals) even though EVM balances have 18
     asset_id: ID
 
 
 @struct
 class EVMInput(Struct):
-    address: Annotated[bytes, SHORT_ID]
+    address: Annotated[bytes, EVM_ADDRESS]
     amount: Annotated[int, U64]
     asset_id: ID
     nonce: Annotated[int, U64]

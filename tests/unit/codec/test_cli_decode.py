@@ -1,0 +1,102 @@
+"""`avadata decode`: JSON on stdout with exit 0; one stderr line with the offset, exit 1."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from avadata.cli.main import app
+from tests.unit.codec.vectors import entries
+
+BLOCK = entries("pchain_blocks.json")[0]
+P_TX = next(v for v in entries("pchain_signed_txs.json") if v["tx_type"] == "BaseTx")
+X_TX = entries("xchain.json")[0]
+C_TX = entries("cchain_atomic.json")[0]
+UTXO = entries("utxos.json")[0]
+PROPOSER = entries("proposervm_blocks.json")[0]
+
+
+class Result:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def run(*args: str) -> Result:
+    """In-process (fast); test_real_process_has_no_traceback covers a real process."""
+    res = CliRunner().invoke(app, ["decode", *args])
+    return Result(res.exit_code, res.stdout, res.stderr)
+
+
+def test_real_process_has_no_traceback() -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "avadata", "decode", "tx", "--chain", "p", "00000000"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr.strip() == "error: at byte 2: expected uint32 (4 bytes), 2 left"
+
+
+def ok(*args: str) -> dict:
+    res = run(*args)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    out: dict = json.loads(res.stdout)
+    return out
+
+
+def test_block_with_api_checksum_gives_stated_ids() -> None:
+    out = ok("block", "--chain", "p", BLOCK["api_hex_with_checksum"])
+    assert out["blockId"] == BLOCK["stated_block_id"]
+    assert [t["txHash"] for t in out["transactions"]] == [
+        c["tx_id"] for c in BLOCK["contained_txs"]
+    ]
+    assert out["height"] == BLOCK["expected_from_source_json"]["height"]
+
+
+def test_txs_of_each_chain() -> None:
+    assert ok("tx", "--chain", "p", P_TX["hex"])["txHash"] == P_TX["tx_id"]
+    assert ok("tx", "--chain", "x", "0x" + X_TX["hex"])["txHash"] == X_TX["stated_tx_id"]
+    c = ok("tx", "--chain", "c", C_TX["hex"])
+    assert c["txHash"] == C_TX["stated_tx_id"] and c["txType"] == "ImportTx"
+
+
+def test_unsigned_tx_and_utxo() -> None:
+    unsigned_hex = P_TX["hex"][: 2 * P_TX["unsigned_bytes_length"]]
+    assert ok("unsigned-tx", "--chain", "p", unsigned_hex)["txType"] == "BaseTx"
+    u = ok("utxo", UTXO["api_hex"])
+    assert u["utxoId"] == UTXO["utxo_id_for_inputs"]
+
+
+def test_proposervm_block_id() -> None:
+    # The parse_test.go wrapper holds a 1-byte inner block, which is no P-chain block,
+    # so the command must refuse it with an offset rather than print half a block.
+    res = run("block", "--chain", "p", PROPOSER["hex"])
+    assert res.returncode == 1 and "at byte" in res.stderr
+
+
+@pytest.mark.parametrize(
+    "args, offset",
+    [
+        (["tx", "--chain", "p", "0000000000220000"], 6),  # truncated network ID
+        (["tx", "--chain", "p", "0001"], 0),  # codec version 1
+        (["tx", "--chain", "p", "0000000000ff"], 2),  # unknown/short type ID
+        (["tx", "--chain", "p", P_TX["hex"] + "00"], P_TX["byte_length"]),  # trailing byte
+        (["unsigned-tx", "--chain", "x", "00000000000000000000ffffffff"], 10),
+        (["block", "--chain", "x", "zz"], 0),
+        (["utxo", "0000"], 2),
+    ],
+)
+def test_bad_input_is_one_line_with_offset(args: list[str], offset: int) -> None:
+    res = run(*args)
+    assert res.returncode == 1
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert "Traceback" not in res.stderr
+    assert f"at byte {offset}:" in lines[0] and "expected" in lines[0]
