@@ -9,7 +9,7 @@ from avadata.decode.codec.atomic import ATOMIC_TABLE
 from avadata.decode.codec.ids import cb58_encode, hex_with_checksum, sha256, strip_checksum
 from avadata.decode.codec.ids import utxo_id as utxo_input_id
 from avadata.decode.codec.reader import DecodeError
-from avadata.decode.codec.xchain import XCHAIN_TABLE
+from avadata.decode.codec.xchain import XCHAIN_TABLE, Vertex
 from tests.unit.codec.vectors import entries, load
 
 X = entries("xchain.json")
@@ -54,7 +54,7 @@ def test_vertex(v: dict) -> None:
     assert cb58_encode(vtx.chain_id) == decoded["chainID"]
     assert vtx.height == decoded["height"]
     assert [cb58_encode(p) for p in vtx.parent_ids] == decoded["parentIDs"]
-    assert isinstance(vtx, api.Vertex)
+    assert isinstance(vtx, Vertex)
     for tx in api.vertex_txs(vtx):
         assert api.encode_x_tx(tx) in vtx.transactions
 

@@ -12,6 +12,7 @@ from typing import Any
 from avadata.decode.codec import api, cblock, proposervm, render
 from avadata.decode.codec.ids import cb58_encode, sha256
 from avadata.decode.codec.reader import DecodeError
+from avadata.decode.codec.xchain import StopVertex, Vertex
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,14 +83,14 @@ def container_json(c: Container, network_id: int | None = None) -> dict[str, Any
             "extData": "0x" + inner.ext_data.hex(),
             "atomicTransactions": [render.tx_json(t, "C", network_id) for t in inner.atomic_txs],
         }
-    elif isinstance(inner, (api.Vertex, api.StopVertex)):
+    elif isinstance(inner, (Vertex, StopVertex)):
         ctx = render.Context("X", "avax")
         body = {
             "blockId": cb58_encode(sha256(c.inner_bytes)),
             "blockType": type(inner).__name__,
             **render.struct_json(inner, ctx),
         }
-        if isinstance(inner, api.Vertex):
+        if isinstance(inner, Vertex):
             body["transactions"] = [
                 render.tx_json(t, "X", network_id) for t in api.vertex_txs(inner)
             ]

@@ -147,7 +147,9 @@ def _first_network(txs: list[SignedTx]) -> int | None:
     return None
 
 
-def block_json(block: Any, block_id: bytes, chain: str, network_id: int | None = None) -> dict:
+def block_json(
+    block: Any, block_id: bytes, chain: str, network_id: int | None = None
+) -> dict[str, Any]:
     """A P-chain or X-chain block (inner block, not the proposervm wrapper)."""
     txs: list[SignedTx] = list(block_txs(block)) if chain == "P" else list(block.transactions)
     nid = network_id if network_id is not None else _first_network(txs)
