@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
+from avadata.store.queries.keyset import AnyRow
 from avadata.store.schema import chains
 
 
@@ -23,15 +24,15 @@ class ChainRow:
     has_traces: bool
 
 
-def _row(r: object) -> ChainRow:
+def _row(r: AnyRow) -> ChainRow:
     return ChainRow(
-        chain_id=int(r.chain_id),  # type: ignore[attr-defined]
-        name=r.name,  # type: ignore[attr-defined]
-        blockchain_id=r.blockchain_id,  # type: ignore[attr-defined]
-        subnet_id=r.subnet_id,  # type: ignore[attr-defined]
-        network=r.network,  # type: ignore[attr-defined]
-        rpc_url=r.rpc_url,  # type: ignore[attr-defined]
-        has_traces=bool(r.has_traces),  # type: ignore[attr-defined]
+        chain_id=int(r.chain_id),
+        name=r.name,
+        blockchain_id=r.blockchain_id,
+        subnet_id=r.subnet_id,
+        network=r.network,
+        rpc_url=r.rpc_url,
+        has_traces=bool(r.has_traces),
     )
 
 

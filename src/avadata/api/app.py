@@ -1,0 +1,83 @@
+"""create_app(settings) -> the FastAPI app of the Data API (EVM half), on a read-only store.
+
+Stage: api. Validate, query, shape JSON; nothing else. The page-token secret comes from the
+settings, else from the store's api_secrets table, else is random for this process.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from fastapi import FastAPI
+from sqlalchemy import Engine
+
+from avadata.api import errors
+from avadata.api.data import (
+    balances,
+    blocks,
+    chains,
+    contracts,
+    internals,
+    nfts,
+    transactions,
+    transfers,
+)
+from avadata.api.deps import AppState
+from avadata.api.encoding import JsonResponse
+from avadata.api.paging import PageCodec
+from avadata.api.prices import FilePriceSource, PriceSource
+from avadata.settings import Settings
+from avadata.store.engine import make_reader_engine
+
+_ROUTERS = (chains, blocks, transactions, transfers, internals, balances, contracts, nfts)
+
+
+def _secret(settings: Settings, engine: Engine) -> bytes:
+    if settings.page_token_secret:
+        return settings.page_token_secret.encode()
+    from avadata.api.secrets import stored_secret
+
+    return stored_secret(engine) or secrets.token_bytes(32)
+
+
+def _money_schema(schema: dict[str, Any], settings: Settings) -> None:
+    """Make the documented Money.value type the one served (AVADATA_MONEY_VALUE)."""
+    money = schema.get("components", {}).get("schemas", {}).get("Money")
+    if money and settings.money_value == "string":
+        money["properties"]["value"] = {"type": "string", "title": "Value"}
+
+
+def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
+    """The Data API app. `engine` defaults to a read-only engine on `settings.db_url`."""
+    engine = engine or make_reader_engine(settings.db_url)
+    prices: PriceSource | None = (
+        FilePriceSource(settings.prices_file) if settings.prices_file is not None else None
+    )
+    app = FastAPI(
+        title="avadata Data API",
+        version="1.0.0",
+        description="Self-hosted Avalanche Data API (EVM chains), for the official SDK.",
+        default_response_class=JsonResponse,
+    )
+    app.state.avadata = AppState(
+        settings=settings,
+        engine=engine,
+        codec=PageCodec(_secret(settings, engine)),
+        prices=prices,
+    )
+    errors.install(app)
+    for module in _ROUTERS:
+        app.include_router(module.router)
+
+    default_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = default_openapi()
+            _money_schema(schema, settings)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app

@@ -1,0 +1,214 @@
+"""GET …/addresses/{address}/balances:listErc20 and balances:listErc721.
+
+Stage: api. ERC-20 balances are read at `blockNumber` (default: the latest indexed block)
+from the balance history, by token address; tokens with a zero balance are left out.
+ERC-721 balances are the tokens the address owns now. Prices come from the configured
+price source; without one, price and balanceValue are omitted.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, cast
+
+from fastapi import APIRouter, Query
+
+from avadata.api.data.listing import cut, with_token
+from avadata.api.data.models import (
+    CurrencyCode,
+    Erc20TokenBalance,
+    Erc721TokenBalance,
+    ListErc20BalancesResponse,
+    ListErc721BalancesResponse,
+    NativeTokenBalance,
+)
+from avadata.api.data.shapes import checksum, erc721_metadata, money
+from avadata.api.deps import (
+    AddressPath,
+    AppState,
+    BalancePageSize,
+    Chain,
+    Conn,
+    PageToken,
+    State,
+    address,
+    page,
+)
+from avadata.api.encoding import JsonResponse
+from avadata.api.errors import ERROR_RESPONSES, bad_request
+from avadata.store.queries import balances as queries
+from avadata.store.queries import blocks as block_queries
+from avadata.store.queries.chains import ChainRow
+
+router = APIRouter(tags=["EVM balances"])
+
+
+def _priced(
+    out: dict[str, Any],
+    st: AppState,
+    chain_id: int,
+    asset: str,
+    raw: int,
+    decimals: int,
+    currency: str,
+) -> None:
+    """Add price and balanceValue when the price source knows the asset; nothing otherwise."""
+    if st.prices is None:
+        return
+    price = st.prices.price(chain_id, asset, currency)
+    if price is None:
+        return
+    as_string = st.settings.money_value == "string"
+    out["price"] = money(price, currency, as_string)
+    out["balanceValue"] = money(raw / 10**decimals * price, currency, as_string)
+
+
+def native_balance(
+    st: AppState, conn: Conn, chain: ChainRow, holder: str, block: int | None, currency: str
+) -> NativeTokenBalance:
+    raw = None if block is None else queries.native_at(conn, chain.chain_id, holder, block)
+    decimals = st.settings.native_token_decimals
+    out: dict[str, Any] = {
+        "name": st.settings.native_token_name,
+        "symbol": st.settings.native_token_symbol,
+        "decimals": decimals,
+        "chainId": str(chain.chain_id),
+        # No snapshot recorded: the indexer never saw this address move native value.
+        "balance": str(raw or 0),
+    }
+    _priced(out, st, chain.chain_id, "native", raw or 0, decimals, currency)
+    return cast(NativeTokenBalance, out)
+
+
+def _contracts(raw: str | None) -> list[str] | None:
+    if raw is None:
+        return None
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    if not parts:
+        return None
+    return sorted({address(p, "contractAddresses") for p in parts})
+
+
+def _block_number(raw: str | None, latest: int | None) -> int | None:
+    if raw is None or raw == "":
+        return latest
+    if not raw.isdigit() or len(raw) > 18:
+        raise bad_request(f"blockNumber: must be a non-negative decimal block number (got {raw!r})")
+    return int(raw)
+
+
+@router.get(
+    "/v1/chains/{chainId}/addresses/{address}/balances:listErc20",
+    operation_id="listErc20Balances",
+    responses={200: {"model": ListErc20BalancesResponse}, **ERROR_RESPONSES},
+    response_model=None,
+)
+def list_erc20_balances(
+    st: State,
+    conn: Conn,
+    chain: Chain,
+    address: AddressPath,
+    blockNumber: Annotated[
+        str | None,
+        Query(pattern=r"^[0-9]{1,18}$", description="Decimal block number; default the latest"),
+    ] = None,
+    pageToken: PageToken = None,
+    pageSize: BalancePageSize = 10,
+    filterSpamTokens: Annotated[bool, Query()] = True,
+    contractAddresses: Annotated[
+        str | None, Query(description="Comma-separated token contract addresses")
+    ] = None,
+    currency: Annotated[CurrencyCode, Query()] = "usd",
+) -> JsonResponse:
+    holder = address.lower()
+    contracts = _contracts(contractAddresses)
+    block = _block_number(blockNumber, block_queries.latest_number(conn, chain.chain_id))
+    filters = {
+        "chain": chain.chain_id,
+        "holder": holder,
+        "block": block,
+        "spam": filterSpamTokens,
+        "contracts": contracts,
+        "currency": currency,
+    }
+    pg = page(st, "erc20-balances", filters, pageToken, pageSize, arity=1)
+    items: list[Erc20TokenBalance] = []
+    token: str | None = None
+    if block is not None:
+        rows, token = cut(
+            queries.erc20_at(conn, chain.chain_id, holder, block, contracts, pg.after, pg.size + 1),
+            pg,
+            lambda r: (str(r.token),),
+        )
+        for r in rows:
+            known = r.token_name is not None and r.token_symbol is not None
+            # Without a reputation source, "spam" means a token whose ERC-20 metadata could not
+            # be read: it cannot be shown truthfully, so the default filter hides it.
+            if filterSpamTokens and not (known and r.token_decimals is not None):
+                continue
+            decimals = int(r.token_decimals or 0)
+            item: dict[str, Any] = {
+                "address": checksum(r.token),
+                "name": r.token_name or "",
+                "symbol": r.token_symbol or "",
+                "decimals": decimals,
+                "ercType": "ERC-20",
+                "chainId": str(chain.chain_id),
+                "balance": str(r.balance),
+                "tokenReputation": None,
+            }
+            _priced(item, st, chain.chain_id, r.token, int(r.balance), decimals, currency)
+            items.append(cast(Erc20TokenBalance, item))
+    body: dict[str, Any] = {
+        "nativeTokenBalance": native_balance(st, conn, chain, holder, block, currency),
+        "erc20TokenBalances": items,
+    }
+    return JsonResponse(with_token(body, token))
+
+
+@router.get(
+    "/v1/chains/{chainId}/addresses/{address}/balances:listErc721",
+    operation_id="listErc721Balances",
+    responses={200: {"model": ListErc721BalancesResponse}, **ERROR_RESPONSES},
+    response_model=None,
+)
+def list_erc721_balances(
+    st: State,
+    conn: Conn,
+    chain: Chain,
+    address: AddressPath,
+    pageToken: PageToken = None,
+    pageSize: BalancePageSize = 10,
+    contractAddress: Annotated[
+        str | None,
+        Query(pattern=r"^0x[0-9a-fA-F]{40}$", description="Only tokens of this contract"),
+    ] = None,
+) -> JsonResponse:
+    owner = address.lower()
+    contract = None if contractAddress is None else contractAddress.lower()
+    filters = {"chain": chain.chain_id, "owner": owner, "contract": contract}
+    pg = page(st, "erc721-balances", filters, pageToken, pageSize, arity=2)
+    rows, token = cut(
+        queries.erc721_owned(conn, chain.chain_id, owner, contract, pg.after, pg.size + 1),
+        pg,
+        lambda r: (str(r.token), str(r.token_id)),
+    )
+    items: list[Erc721TokenBalance] = [
+        {
+            "address": checksum(r.token),
+            "name": r.token_name or "",
+            "symbol": r.token_symbol or "",
+            "ercType": "ERC-721",
+            "tokenId": str(r.token_id),
+            "tokenUri": r.token_uri or "",
+            "metadata": erc721_metadata(r),
+            "ownerAddress": checksum(r.owner),
+            "chainId": str(chain.chain_id),
+        }
+        for r in rows
+    ]
+    latest = block_queries.latest_number(conn, chain.chain_id)
+    body: dict[str, Any] = {
+        "nativeTokenBalance": native_balance(st, conn, chain, owner, latest, "usd"),
+        "erc721TokenBalances": items,
+    }
+    return JsonResponse(with_token(body, token))

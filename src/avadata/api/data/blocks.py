@@ -1,0 +1,110 @@
+"""GET /v1/chains/{chainId}/blocks and /blocks/{blockId}/transactions.
+
+Stage: api. Blocks come newest first (number order is timestamp order). A block's
+transactions come in block order; pageSize 0 (the SDK's default, always sent) returns every
+transaction of the block in one response, since the SDK never follows a token on this route.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fastapi import APIRouter, Path
+
+from avadata.api.data.listing import cut, with_token
+from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeTransactionsResponse
+from avadata.api.data.transactions import native_tx
+from avadata.api.deps import BlockTxPageSize, Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.encoding import JsonResponse
+from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.store.queries import blocks as queries
+from avadata.store.queries import evm_txs as tx_queries
+from avadata.store.queries.keyset import AnyRow
+
+router = APIRouter(tags=["EVM blocks"])
+
+_HASH_RE = re.compile(r"^0x[0-9a-fA-F]{64}$")
+
+
+def evm_block(row: AnyRow) -> EvmBlock:
+    base_fee = int(row.base_fee or 0)
+    return {
+        "chainId": str(row.chain_id),
+        "blockNumber": str(row.number),
+        "blockTimestamp": int(row.timestamp),
+        "blockHash": row.hash,
+        "txCount": int(row.tx_count),
+        "baseFee": str(base_fee),
+        "gasUsed": str(row.gas_used),
+        "gasLimit": str(row.gas_limit),
+        # The burnt part of the fees: baseFee x gasUsed (feesSpent is what senders paid).
+        "gasCost": str(base_fee * int(row.gas_used)),
+        "parentHash": row.parent_hash,
+        "feesSpent": str(row.fees_spent),
+        "cumulativeTransactions": str(row.cumulative_txs),
+    }
+
+
+@router.get(
+    "/v1/chains/{chainId}/blocks",
+    operation_id="getLatestBlocks",
+    responses={200: {"model": ListEvmBlocksResponse}, **ERROR_RESPONSES},
+    response_model=None,
+)
+def list_blocks(
+    st: State, conn: Conn, chain: Chain, pageToken: PageToken = None, pageSize: PageSize = 10
+) -> JsonResponse:
+    pg = page(st, "blocks", {"chain": chain.chain_id}, pageToken, pageSize, arity=1)
+    rows, token = cut(
+        queries.list_blocks(conn, chain.chain_id, pg.after, pg.size + 1),
+        pg,
+        lambda r: (int(r.number),),
+    )
+    return JsonResponse(with_token({"blocks": [evm_block(r) for r in rows]}, token))
+
+
+def resolve_block(conn: Conn, chain_id: int, block_id: str) -> int:
+    """A block number or hash -> the stored block's number; 400 if neither, 404 if unknown."""
+    if block_id.isdigit() and len(block_id) <= 18:
+        number = queries.block_number(conn, chain_id, number=int(block_id))
+    elif _HASH_RE.match(block_id):
+        number = queries.block_number(conn, chain_id, block_hash=block_id.lower())
+    else:
+        raise bad_request(
+            "blockId: must be a block number or a 0x-prefixed 32-byte block hash "
+            f"(got {block_id!r})"
+        )
+    if number is None:
+        raise not_found(f"blockId: block {block_id} is not indexed on chain {chain_id}")
+    return number
+
+
+@router.get(
+    "/v1/chains/{chainId}/blocks/{blockId}/transactions",
+    operation_id="getTransactionsForBlock",
+    responses={200: {"model": ListNativeTransactionsResponse}, **ERROR_RESPONSES},
+    response_model=None,
+)
+def block_transactions(
+    st: State,
+    conn: Conn,
+    chain: Chain,
+    block_id: str = Path(alias="blockId", description="A block number or block hash"),
+    pageToken: PageToken = None,
+    pageSize: BlockTxPageSize = 0,
+) -> JsonResponse:
+    number = resolve_block(conn, chain.chain_id, block_id)
+    if pageSize == 0:
+        if pageToken:
+            raise bad_request("pageToken: pageSize 0 returns the whole block; there is no page 2")
+        rows = tx_queries.list_in_block(conn, chain.chain_id, number, None, None)
+        return JsonResponse({"transactions": [native_tx(r) for r in rows]})
+    pg = page(
+        st, "block-txs", {"chain": chain.chain_id, "block": number}, pageToken, pageSize, arity=1
+    )
+    rows, token = cut(
+        tx_queries.list_in_block(conn, chain.chain_id, number, pg.after, pg.size + 1),
+        pg,
+        lambda r: (int(r.tx_index),),
+    )
+    return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, token))

@@ -1,0 +1,73 @@
+"""GET /v1/chains and /v1/chains/{chainId}: the chains this store indexes.
+
+Stage: api. Not paginated (the SDK's model has no token). Our chains are all EVM chains;
+`isTestnet` follows the stored network (unknown counts as a test network: a devnet).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+
+from avadata.api.data.models import ChainInfo, DataListChainsResponse
+from avadata.api.deps import Chain, Conn, State
+from avadata.api.encoding import JsonResponse
+from avadata.api.errors import ERROR_RESPONSES
+from avadata.settings import Settings
+from avadata.store.queries import chains as queries
+from avadata.store.queries.chains import ChainRow
+
+router = APIRouter(tags=["EVM chains"])
+
+
+def chain_info(row: ChainRow, settings: Settings) -> ChainInfo:
+    name = row.name or f"Chain {row.chain_id}"
+    info: ChainInfo = {
+        "chainId": str(row.chain_id),
+        "status": "OK",
+        "chainName": name,
+        "description": f"{name} (EVM chain {row.chain_id}) indexed by avadata",
+        "vmName": "EVM",
+        "rpcUrl": row.rpc_url or "",
+        "isTestnet": row.network != "mainnet",
+        "networkToken": {
+            "name": settings.native_token_name,
+            "symbol": settings.native_token_symbol,
+            "decimals": settings.native_token_decimals,
+        },
+    }
+    if row.blockchain_id:
+        info["platformChainId"] = row.blockchain_id
+    if row.subnet_id:
+        info["subnetId"] = row.subnet_id
+    return info
+
+
+@router.get(
+    "/v1/chains",
+    operation_id="supportedChains",
+    responses={200: {"model": DataListChainsResponse}, **ERROR_RESPONSES},
+    response_model=None,
+)
+def list_chains(
+    st: State,
+    conn: Conn,
+    network: Annotated[Literal["mainnet", "fuji", "testnet"] | None, Query()] = None,
+    feature: Annotated[Literal["nftIndexing", "webhooks", "teleporter"] | None, Query()] = None,
+) -> JsonResponse:
+    stored = "testnet" if network in ("fuji", "testnet") else network
+    rows = queries.list_chains(conn, stored)
+    # No chain advertises an optional feature yet, so a feature filter matches none.
+    chains: list[Any] = [] if feature is not None else [chain_info(r, st.settings) for r in rows]
+    return JsonResponse({"chains": chains})
+
+
+@router.get(
+    "/v1/chains/{chainId}",
+    operation_id="getChainInfo",
+    responses={200: {"model": ChainInfo}, **ERROR_RESPONSES},
+    response_model=None,
+)
+def get_chain(st: State, chain: Chain) -> JsonResponse:
+    return JsonResponse(chain_info(chain, st.settings))

@@ -1,0 +1,77 @@
+"""GET …/addresses/{address}/transactions:listInternals.
+
+Stage: api. Lists only what the reference lists: CALL/CALLCODE frames with non-zero value and
+CREATE/CREATE2/CREATE3 frames, below the root frame (the root is the transaction itself);
+a frame that reverted (or whose ancestor did) is listed with isReverted true.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from fastapi import APIRouter
+
+from avadata.api.data.listing import block_range, cut, with_token
+from avadata.api.data.models import (
+    InternalTransaction,
+    InternalTxType,
+    ListInternalTransactionsResponse,
+)
+from avadata.api.data.shapes import rich
+from avadata.api.data.transfers import EndBlock, StartBlock
+from avadata.api.deps import AddressPath, Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.encoding import JsonResponse
+from avadata.api.errors import ERROR_RESPONSES
+from avadata.store.queries import internals as queries
+from avadata.store.queries.keyset import AnyRow
+
+router = APIRouter(tags=["EVM internal transactions"])
+
+_OPS = frozenset(
+    {"UNKNOWN", "CALL", "CREATE", "CREATE2", "CREATE3", "CALLCODE", "DELEGATECALL", "STATICCALL"}
+)
+
+
+def internal_tx(row: AnyRow) -> InternalTransaction:
+    op = str(row.call_type).upper()
+    return {
+        "blockNumber": str(row.block_number),
+        "blockTimestamp": int(row.block_timestamp),
+        "blockHash": row.block_hash,
+        "txHash": row.tx_hash,
+        "from": rich(row.from_address),
+        "to": rich(row.to_address),
+        "internalTxType": cast(InternalTxType, op if op in _OPS else "UNKNOWN"),
+        "value": str(row.value),
+        "isReverted": bool(row.reverted),
+        "gasUsed": str(row.gas_used),
+        "gasLimit": str(row.gas),
+    }
+
+
+@router.get(
+    "/v1/chains/{chainId}/addresses/{address}/transactions:listInternals",
+    operation_id="listInternalTransactions",
+    responses={200: {"model": ListInternalTransactionsResponse}, **ERROR_RESPONSES},
+    response_model=None,
+)
+def list_internals(
+    st: State,
+    conn: Conn,
+    chain: Chain,
+    address: AddressPath,
+    startBlock: StartBlock = None,
+    endBlock: EndBlock = None,
+    pageToken: PageToken = None,
+    pageSize: PageSize = 10,
+) -> JsonResponse:
+    start, end = block_range(startBlock, endBlock)
+    who = address.lower()
+    filters = {"chain": chain.chain_id, "address": who, "start": start, "end": end}
+    pg = page(st, "internals", filters, pageToken, pageSize, arity=3)
+    rows, token = cut(
+        queries.by_address(conn, chain.chain_id, who, start, end, pg.after, pg.size + 1),
+        pg,
+        lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
+    )
+    return JsonResponse(with_token({"transactions": [internal_tx(r) for r in rows]}, token))

@@ -1,0 +1,372 @@
+"""Response models of the EVM Data API, as the official SDK's schemas require them.
+
+Stage: api. TypedDicts, not pydantic models: the routes build plain dicts (orjson renders them)
+and these types serve mypy and the OpenAPI document. `NotRequired` keys are left out when they
+have no value (never null); `tokenReputation` is the one required, nullable key.
+typing_extensions.TypedDict because pydantic needs it on Python < 3.12.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+CurrencyCode = Literal[
+    "usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd"
+]
+IndexStatus = Literal[
+    "UNKNOWN",
+    "MISSING_TOKEN",
+    "INVALID_TOKEN_URI",
+    "INVALID_TOKEN_URI_SCHEME",
+    "UNREACHABLE_TOKEN_URI",
+    "THROTTLED_TOKEN_URI",
+    "METADATA_CONTENT_TOO_LARGE",
+    "INVALID_METADATA",
+    "INVALID_METADATA_JSON",
+    "INDEXED",
+    "UNINDEXED",
+]
+InternalTxType = Literal[
+    "UNKNOWN", "CALL", "CREATE", "CREATE2", "CREATE3", "CALLCODE", "DELEGATECALL", "STATICCALL"
+]
+
+
+class Money(TypedDict):
+    currencyCode: CurrencyCode
+    # A number as the SDK requires; AVADATA_MONEY_VALUE=string serves the seed's string (the
+    # OpenAPI document follows the setting).
+    value: float
+
+
+class RichAddress(TypedDict):
+    name: NotRequired[str]
+    symbol: NotRequired[str]
+    decimals: NotRequired[int]
+    logoUri: NotRequired[str]
+    address: str
+
+
+class Method(TypedDict):
+    callType: Literal["NATIVE_TRANSFER", "CONTRACT_CALL", "CONTRACT_CREATION"]
+    methodHash: str
+    methodName: NotRequired[str]
+
+
+class EvmBlock(TypedDict):
+    chainId: str
+    blockNumber: str
+    blockTimestamp: int
+    blockHash: str
+    txCount: int
+    baseFee: str
+    gasUsed: str
+    gasLimit: str
+    gasCost: str
+    parentHash: str
+    feesSpent: str
+    cumulativeTransactions: str
+
+
+class ListEvmBlocksResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    blocks: list[EvmBlock]
+
+
+# Declared functionally because `from` is a Python keyword.
+NativeTransaction = TypedDict(
+    "NativeTransaction",
+    {
+        "blockNumber": str,
+        "blockTimestamp": int,
+        "blockHash": str,
+        "chainId": str,
+        "blockIndex": int,
+        "txHash": str,
+        "txStatus": str,
+        "txType": int,
+        "gasLimit": str,
+        "gasUsed": str,
+        "gasPrice": str,
+        "nonce": str,
+        "from": RichAddress,
+        "to": RichAddress,
+        "method": NotRequired[Method],
+        "value": str,
+    },
+)
+
+
+class ListNativeTransactionsResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    transactions: list[NativeTransaction]
+
+
+class Erc20Token(TypedDict):
+    address: str
+    name: str
+    symbol: str
+    decimals: int
+    logoUri: NotRequired[str]
+    ercType: Literal["ERC-20"]
+    price: NotRequired[Money]
+
+
+class Erc721TokenMetadata(TypedDict):
+    indexStatus: IndexStatus
+    metadataLastUpdatedTimestamp: NotRequired[int]
+    name: NotRequired[str]
+    symbol: NotRequired[str]
+    imageUri: NotRequired[str]
+    description: NotRequired[str]
+    animationUri: NotRequired[str]
+    externalUrl: NotRequired[str]
+    background: NotRequired[str]
+    attributes: NotRequired[str]
+
+
+class Erc1155TokenMetadata(TypedDict):
+    indexStatus: IndexStatus
+    metadataLastUpdatedTimestamp: NotRequired[int]
+    name: NotRequired[str]
+    symbol: NotRequired[str]
+    imageUri: NotRequired[str]
+    description: NotRequired[str]
+    animationUri: NotRequired[str]
+    externalUrl: NotRequired[str]
+    background: NotRequired[str]
+    decimals: NotRequired[int]
+    properties: NotRequired[str]
+
+
+class Erc721Token(TypedDict):
+    address: str
+    name: str
+    symbol: str
+    ercType: Literal["ERC-721"]
+    tokenId: str
+    tokenUri: str
+    metadata: Erc721TokenMetadata
+    ownerAddress: NotRequired[str]
+
+
+class Erc1155Token(TypedDict):
+    address: str
+    ercType: Literal["ERC-1155"]
+    tokenId: str
+    tokenUri: str
+    metadata: Erc1155TokenMetadata
+
+
+Erc20Transfer = TypedDict(
+    "Erc20Transfer",
+    {
+        "blockNumber": str,
+        "blockTimestamp": int,
+        "blockHash": str,
+        "txHash": str,
+        "from": RichAddress,
+        "to": RichAddress,
+        "logIndex": int,
+        "value": str,
+        "erc20Token": Erc20Token,
+    },
+)
+Erc721Transfer = TypedDict(
+    "Erc721Transfer",
+    {
+        "blockNumber": str,
+        "blockTimestamp": int,
+        "blockHash": str,
+        "txHash": str,
+        "from": RichAddress,
+        "to": RichAddress,
+        "logIndex": int,
+        "erc721Token": Erc721Token,
+    },
+)
+Erc1155Transfer = TypedDict(
+    "Erc1155Transfer",
+    {
+        "blockNumber": str,
+        "blockTimestamp": int,
+        "blockHash": str,
+        "txHash": str,
+        "from": RichAddress,
+        "to": RichAddress,
+        "logIndex": int,
+        "value": str,
+        "erc1155Token": Erc1155Token,
+    },
+)
+
+
+class ListErc20TransactionsResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    transactions: list[Erc20Transfer]
+
+
+class ListErc721TransactionsResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    transactions: list[Erc721Transfer]
+
+
+class ListErc1155TransactionsResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    transactions: list[Erc1155Transfer]
+
+
+class ListTransfersResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    transfers: list[Erc20Transfer | Erc1155Transfer | Erc721Transfer]
+
+
+InternalTransaction = TypedDict(
+    "InternalTransaction",
+    {
+        "blockNumber": str,
+        "blockTimestamp": int,
+        "blockHash": str,
+        "txHash": str,
+        "from": RichAddress,
+        "to": RichAddress,
+        "internalTxType": InternalTxType,
+        "value": str,
+        "isReverted": bool,
+        "gasUsed": str,
+        "gasLimit": str,
+    },
+)
+
+
+class ListInternalTransactionsResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    transactions: list[InternalTransaction]
+
+
+class NativeTokenBalance(TypedDict):
+    name: str
+    symbol: str
+    decimals: int
+    logoUri: NotRequired[str]
+    chainId: str
+    price: NotRequired[Money]
+    balance: str
+    balanceValue: NotRequired[Money]
+
+
+class Erc20TokenBalance(TypedDict):
+    address: str
+    name: str
+    symbol: str
+    decimals: int
+    logoUri: NotRequired[str]
+    ercType: Literal["ERC-20"]
+    price: NotRequired[Money]
+    chainId: str
+    balance: str
+    balanceValue: NotRequired[Money]
+    tokenReputation: Literal["Malicious", "Benign"] | None
+
+
+class ListErc20BalancesResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    nativeTokenBalance: NativeTokenBalance
+    erc20TokenBalances: list[Erc20TokenBalance]
+
+
+class Erc721TokenBalance(TypedDict):
+    address: str
+    name: str
+    symbol: str
+    ercType: Literal["ERC-721"]
+    tokenId: str
+    tokenUri: str
+    metadata: Erc721TokenMetadata
+    ownerAddress: NotRequired[str]
+    chainId: str
+
+
+class ListErc721BalancesResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    nativeTokenBalance: NativeTokenBalance
+    erc721TokenBalances: list[Erc721TokenBalance]
+
+
+class ContractDeploymentDetails(TypedDict):
+    txHash: str
+    deployerAddress: str
+    deployerContractAddress: NotRequired[str]
+
+
+class Erc20Contract(TypedDict):
+    name: NotRequired[str]
+    address: str
+    deploymentDetails: NotRequired[ContractDeploymentDetails]
+    ercType: Literal["ERC-20"]
+    symbol: NotRequired[str]
+    decimals: int
+
+
+class Erc721Contract(TypedDict):
+    name: NotRequired[str]
+    address: str
+    deploymentDetails: NotRequired[ContractDeploymentDetails]
+    ercType: Literal["ERC-721"]
+    symbol: NotRequired[str]
+
+
+class Erc1155Contract(TypedDict):
+    name: NotRequired[str]
+    address: str
+    deploymentDetails: NotRequired[ContractDeploymentDetails]
+    ercType: Literal["ERC-1155"]
+    symbol: NotRequired[str]
+
+
+class UnknownContract(TypedDict):
+    name: NotRequired[str]
+    address: str
+    deploymentDetails: NotRequired[ContractDeploymentDetails]
+    ercType: Literal["UNKNOWN"]
+
+
+AnyContract = Erc721Contract | Erc1155Contract | Erc20Contract | UnknownContract
+
+
+class ListContractsResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    contracts: list[AnyContract]
+
+
+class ListNftTokens(TypedDict):
+    nextPageToken: NotRequired[str]
+    tokens: list[Erc721Token | Erc1155Token]
+
+
+class NetworkToken(TypedDict):
+    name: str
+    symbol: str
+    decimals: int
+    logoUri: NotRequired[str]
+    description: NotRequired[str]
+
+
+class ChainInfo(TypedDict):
+    chainId: str
+    status: Literal["OK", "UNAVAILABLE"]
+    chainName: str
+    description: str
+    platformChainId: NotRequired[str]
+    subnetId: NotRequired[str]
+    vmName: Literal["EVM", "BITCOIN", "ETHEREUM"]
+    rpcUrl: str
+    isTestnet: bool
+    networkToken: NetworkToken
+    private: NotRequired[bool]
+    enabledFeatures: NotRequired[list[Literal["nftIndexing", "webhooks", "teleporter"]]]
+
+
+class DataListChainsResponse(TypedDict):
+    chains: list[ChainInfo]

@@ -1,0 +1,83 @@
+"""GET /v1/chains/{chainId}/transactions: the latest transactions, optionally by status.
+
+Stage: api. Also holds the NativeTransaction shape, shared with the block transactions route.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, cast
+
+from fastapi import APIRouter, Query
+
+from avadata.api.data.listing import cut, with_token
+from avadata.api.data.models import ListNativeTransactionsResponse, Method, NativeTransaction
+from avadata.api.data.shapes import rich
+from avadata.api.deps import Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.encoding import JsonResponse
+from avadata.api.errors import ERROR_RESPONSES
+from avadata.store.queries import evm_txs as queries
+from avadata.store.queries.keyset import AnyRow
+
+router = APIRouter(tags=["EVM transactions"])
+
+# The names the reference gives these two kinds when no signature applies.
+_DEFAULT_METHOD_NAMES = {
+    "NATIVE_TRANSFER": "Native Transfer",
+    "CONTRACT_CREATION": "Contract Created",
+}
+
+
+def method(row: AnyRow) -> Method:
+    out: dict[str, Any] = {"callType": row.call_type, "methodHash": row.method_hash or ""}
+    name = row.method_name or _DEFAULT_METHOD_NAMES.get(row.call_type)
+    if name:
+        out["methodName"] = name
+    return cast(Method, out)
+
+
+def native_tx(row: AnyRow) -> NativeTransaction:
+    # A creation's `to` is the created contract (the SDK requires a `to`).
+    to = row.to_address or row.contract_address
+    return {
+        "blockNumber": str(row.block_number),
+        "blockTimestamp": int(row.block_timestamp),
+        "blockHash": row.block_hash,
+        "chainId": str(row.chain_id),
+        "blockIndex": int(row.tx_index),
+        "txHash": row.hash,
+        "txStatus": "1" if row.success else "0",
+        "txType": int(row.tx_type),
+        "gasLimit": str(row.gas_limit),
+        "gasUsed": str(row.gas_used),
+        "gasPrice": str(row.gas_price),
+        "nonce": str(row.nonce),
+        "from": rich(row.from_address),
+        "to": rich(to),
+        "method": method(row),
+        "value": str(row.value),
+    }
+
+
+@router.get(
+    "/v1/chains/{chainId}/transactions",
+    operation_id="listLatestTransactions",
+    responses={200: {"model": ListNativeTransactionsResponse}, **ERROR_RESPONSES},
+    response_model=None,
+)
+def list_latest(
+    st: State,
+    conn: Conn,
+    chain: Chain,
+    pageToken: PageToken = None,
+    pageSize: PageSize = 10,
+    status: Annotated[Literal["failed", "success"] | None, Query()] = None,
+) -> JsonResponse:
+    filters = {"chain": chain.chain_id, "status": status}
+    pg = page(st, "latest-txs", filters, pageToken, pageSize, arity=2)
+    success = None if status is None else status == "success"
+    rows, token = cut(
+        queries.list_latest(conn, chain.chain_id, success, pg.after, pg.size + 1),
+        pg,
+        lambda r: (int(r.block_number), int(r.tx_index)),
+    )
+    return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, token))

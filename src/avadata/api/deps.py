@@ -1,0 +1,141 @@
+"""FastAPI dependencies: the read-only connection, the chain lookup, page parameters.
+
+Stage: api. Page-size bounds live here, one annotated type per endpoint group, so the
+OpenAPI document states exactly the bounds the server enforces.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Path, Query, Request
+from sqlalchemy import Connection, Engine
+
+from avadata.api.errors import bad_request, not_found
+from avadata.api.paging import PageCodec, Position, params_digest
+from avadata.api.prices import PriceSource
+from avadata.settings import Settings
+from avadata.store.queries import chains as chain_queries
+from avadata.store.queries.chains import ChainRow
+
+ADDRESS_PATTERN = r"^0x[0-9a-fA-F]{40}$"
+_ADDRESS_RE = re.compile(ADDRESS_PATTERN)
+
+# Bounds per endpoint group (seed, "Limits").
+PageSize = Annotated[int, Query(alias="pageSize", ge=1, le=100, description="1 to 100")]
+BalancePageSize = Annotated[int, Query(alias="pageSize", ge=1, le=500, description="1 to 500")]
+BlockTxPageSize = Annotated[
+    int,
+    Query(
+        alias="pageSize",
+        ge=0,
+        le=100,
+        description="0 to 100; 0 (the default) returns every transaction of the block at once",
+    ),
+]
+PageToken = Annotated[
+    str | None, Query(alias="pageToken", description="nextPageToken of the previous page")
+]
+AddressPath = Annotated[
+    str, Path(pattern=ADDRESS_PATTERN, description="A 0x-prefixed 20-byte hex address")
+]
+ChainIdPath = Annotated[
+    str, Path(alias="chainId", description="A supported EVM chain ID or blockchain ID")
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AppState:
+    """What create_app builds once and every request reads."""
+
+    settings: Settings
+    engine: Engine
+    codec: PageCodec
+    prices: PriceSource | None
+
+
+def state(request: Request) -> AppState:
+    st: AppState = request.app.state.avadata
+    return st
+
+
+State = Annotated[AppState, Depends(state)]
+
+
+def connection(st: State) -> Iterator[Connection]:
+    with st.engine.connect() as conn:
+        yield conn
+
+
+Conn = Annotated[Connection, Depends(connection)]
+
+
+class _ChainCache:
+    """Chain rows by path key; the table is tiny and rarely changes, so a short TTL is enough."""
+
+    ttl_s = 10.0
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[float, ChainRow]] = {}
+
+    def get(self, conn: Connection, key: str) -> ChainRow | None:
+        hit = self._rows.get(key)
+        now = time.monotonic()
+        if hit is not None and now - hit[0] < self.ttl_s:
+            return hit[1]
+        row = chain_queries.find_chain(conn, key)
+        if row is not None:
+            self._rows[key] = (now, row)
+        return row
+
+
+_cache = _ChainCache()
+
+
+def chain(conn: Conn, chain_id: ChainIdPath) -> ChainRow:
+    row = _cache.get(conn, chain_id)
+    if row is None:
+        raise not_found(f"chainId: unknown chain {chain_id!r} (see GET /v1/chains)")
+    return row
+
+
+Chain = Annotated[ChainRow, Depends(chain)]
+
+
+def address(value: str, name: str = "address") -> str:
+    """A validated address, lower-cased as the store keeps it."""
+    if not _ADDRESS_RE.match(value):
+        raise bad_request(f"{name}: must be a 0x-prefixed 20-byte hex address (got {value!r})")
+    return value.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page request: size, the decoded position (None on page 1) and how to make the next."""
+
+    size: int
+    after: Position | None
+    digest: bytes
+    codec: PageCodec
+
+    def token(self, position: Position) -> str:
+        return self.codec.encode(position, self.digest)
+
+
+def page(
+    st: AppState,
+    route: str,
+    filters: Mapping[str, object],
+    token: str | None,
+    size: int,
+    *,
+    arity: int,
+) -> Page:
+    """Decode `token` against this route and its normalised filters (400 when it does not fit)."""
+    digest = params_digest(route, filters)
+    after = None if token is None or token == "" else st.codec.decode(token, digest, arity=arity)
+    return Page(size=size, after=after, digest=digest, codec=st.codec)

@@ -1,0 +1,81 @@
+"""Opaque, versioned page tokens <-> keyset positions, bound to the query that produced them.
+
+Stage: api. A token is base64url(version | position JSON | params digest | MAC), where the
+params digest hashes the route and every query parameter that selects rows (not pageToken, not
+pageSize: a client may change the page size between pages without changing the result set),
+and the MAC is an HMAC-SHA256 over version, position and digest under the server secret.
+
+So three distinct 400s are possible, each saying what is wrong:
+- the token does not decode: "unknown" (not one of ours, or truncated);
+- the MAC does not verify: "tampered" (or issued under another secret);
+- the MAC verifies but the digest differs: issued for other query parameters.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from collections.abc import Mapping, Sequence
+
+import orjson
+
+from avadata.api.errors import bad_request
+
+_VERSION = 1
+_DIGEST_LEN = 8
+_MAC_LEN = 16
+
+Position = tuple[int | str, ...]
+
+
+def params_digest(route: str, params: Mapping[str, object]) -> bytes:
+    """A digest of the route and its row-selecting parameters (parsed, normalised values, so
+    an omitted default and the same default sent explicitly give the same digest)."""
+    canonical = orjson.dumps([route, sorted((k, repr(v)) for k, v in params.items())])
+    return hashlib.sha256(canonical).digest()[:_DIGEST_LEN]
+
+
+class PageCodec:
+    """Encodes and decodes page tokens under one server secret."""
+
+    def __init__(self, secret: bytes):
+        if len(secret) < 16:
+            raise ValueError("the page-token secret must be at least 16 bytes")
+        self._secret = secret
+
+    def _mac(self, body: bytes) -> bytes:
+        return hmac.new(self._secret, body, hashlib.sha256).digest()[:_MAC_LEN]
+
+    def encode(self, position: Sequence[int | str], digest: bytes) -> str:
+        body = bytes([_VERSION]) + orjson.dumps(list(position)) + digest
+        raw = body + self._mac(body)
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+    def decode(self, token: str, digest: bytes, *, arity: int) -> Position:
+        """The position inside `token`; raises a 400 ApiError saying why it cannot be used."""
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        except (ValueError, TypeError):
+            raise bad_request("pageToken: unknown page token (not base64url)") from None
+        if len(raw) < 1 + _DIGEST_LEN + _MAC_LEN + 2 or raw[0] != _VERSION:
+            raise bad_request("pageToken: unknown page token (not issued by this server)")
+        body, mac = raw[:-_MAC_LEN], raw[-_MAC_LEN:]
+        if not hmac.compare_digest(mac, self._mac(body)):
+            raise bad_request("pageToken: tampered page token (signature does not verify)")
+        if not hmac.compare_digest(body[-_DIGEST_LEN:], digest):
+            raise bad_request(
+                "pageToken: the page token was issued for other query parameters; "
+                "repeat the first request's parameters or drop pageToken"
+            )
+        try:
+            position = orjson.loads(body[1:-_DIGEST_LEN])
+        except orjson.JSONDecodeError:
+            raise bad_request("pageToken: unknown page token (bad position)") from None
+        if (
+            not isinstance(position, list)
+            or len(position) != arity
+            or not all(isinstance(p, int | str) and not isinstance(p, bool) for p in position)
+        ):
+            raise bad_request("pageToken: unknown page token (position of another route)")
+        return tuple(position)

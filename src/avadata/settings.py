@@ -1,0 +1,50 @@
+"""The one settings model (environment prefix AVADATA_), built by the CLI and passed down.
+
+Stage: shared. Every field has a default that works on a laptop: a loopback server, no rate
+limits on loopback, no outbound fetches, no prices. Other stages may add fields here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="AVADATA_", extra="ignore")
+
+    # Store.
+    db_url: str = "sqlite:///avadata.db"
+
+    # Data API server.
+    host: str = "127.0.0.1"
+    port: int = 8080
+    # HMAC key for page tokens. None: the secret kept in the store (api_secrets) is used, or,
+    # on a store without that table, a random one per process (tokens then die with it).
+    page_token_secret: str | None = None
+
+    # Prices: a JSON file {"<chainId>": {"native" | "<token address>": {"usd": 1.0, ...}}}.
+    # None: every price/balanceValue member is omitted (never invented).
+    prices_file: Path | None = None
+    # Money.value on the wire: the seed says string, the official SDK requires a number.
+    money_value: Literal["string", "number"] = "number"
+
+    # The native token reported in nativeTokenBalance and the chains listing.
+    native_token_name: str = "Avalanche"
+    native_token_symbol: str = "AVAX"
+    native_token_decimals: int = 18
+
+    # Rate limits in requests per minute per client (IP, or API key when one is sent).
+    # 0 turns a limit off. Loopback clients are exempt unless rate_limit_loopback is set.
+    rate_limit_anonymous: int = Field(default=0, ge=0)
+    rate_limit_keyed: int = Field(default=0, ge=0)
+    rate_limit_loopback: bool = False
+
+    # NFT metadata resolution: no outbound fetch unless enabled.
+    nft_fetch_enabled: bool = False
+    ipfs_gateway: str = "https://ipfs.io/ipfs/"
+    nft_fetch_timeout_s: float = 10.0
+    nft_max_metadata_bytes: int = 1_000_000

@@ -1,0 +1,48 @@
+"""Blocks of a chain, newest first (the primary key backwards), and block-id resolution.
+
+Stage: store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from avadata.store.queries.keyset import AnyRow, after_desc
+from avadata.store.schema import evm_blocks
+
+
+def list_blocks(
+    conn: Connection, chain_id: int, after: Sequence[Any] | None, limit: int
+) -> Sequence[AnyRow]:
+    """Up to `limit` blocks below position (number,), newest first."""
+    c = evm_blocks.c
+    stmt = select(evm_blocks).where(c.chain_id == chain_id)
+    if after is not None:
+        stmt = stmt.where(after_desc([c.number], after))
+    return conn.execute(stmt.order_by(c.number.desc()).limit(limit)).all()
+
+
+def block_number(
+    conn: Connection, chain_id: int, *, number: int | None = None, block_hash: str | None = None
+) -> int | None:
+    """The number of the stored block with this number or (lower-case) hash; None if absent."""
+    c = evm_blocks.c
+    stmt = select(c.number).where(c.chain_id == chain_id)
+    if number is not None:
+        stmt = stmt.where(c.number == number)
+    elif block_hash is not None:
+        stmt = stmt.where(c.hash == block_hash)
+    else:
+        raise ValueError("give number or block_hash")
+    found = conn.execute(stmt).scalar_one_or_none()
+    return None if found is None else int(found)
+
+
+def latest_number(conn: Connection, chain_id: int) -> int | None:
+    """The highest stored block number of the chain (a backwards index probe)."""
+    c = evm_blocks.c
+    found = conn.execute(select(func.max(c.number)).where(c.chain_id == chain_id)).scalar()
+    return None if found is None else int(found)

@@ -1,0 +1,54 @@
+"""The tokens of one NFT collection (ERC-721 or ERC-1155), by token id, with owner and metadata.
+
+Stage: store. nft_tokens holds one row per token id ever seen; positions are (token_id,).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, and_, select
+
+from avadata.store.queries.keyset import AnyRow, after_asc
+from avadata.store.schema import erc721_owners, nft_tokens, tokens
+
+
+def collection_tokens(
+    conn: Connection,
+    chain_id: int,
+    token: str,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    nf = nft_tokens.c
+    o = erc721_owners.c
+    tk = tokens.c
+    stmt = (
+        select(
+            nf.token,
+            nf.token_id,
+            nf.standard,
+            nf.token_uri,
+            nf.index_status,
+            nf.name.label("nft_name"),
+            nf.description.label("nft_description"),
+            nf.image_uri,
+            nf.external_url,
+            nf.metadata_json,
+            nf.last_updated,
+            o.owner,
+            tk.name.label("token_name"),
+            tk.symbol.label("token_symbol"),
+        )
+        .select_from(
+            nft_tokens.outerjoin(
+                erc721_owners,
+                and_(o.chain_id == nf.chain_id, o.token == nf.token, o.token_id == nf.token_id),
+            ).outerjoin(tokens, and_(tk.chain_id == nf.chain_id, tk.address == nf.token))
+        )
+        .where(nf.chain_id == chain_id, nf.token == token)
+    )
+    if after is not None:
+        stmt = stmt.where(after_asc([nf.token_id], after))
+    return conn.execute(stmt.order_by(nf.token_id).limit(limit)).all()

@@ -1,0 +1,111 @@
+"""Token transfers: of one address and standard (via transfer_participants), or of one token.
+
+Stage: store. Positions are (block_number, log_index, batch_index), newest first. Block ranges
+are [start, end): `start` inclusive, `end` exclusive, either may be open. Each row carries the
+token's metadata (tokens) and, for NFTs, its URI and resolved metadata (nft_tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Select, and_, select
+
+from avadata.store.queries.keyset import AnyRow, after_desc
+from avadata.store.schema import nft_tokens, token_transfers, tokens, transfer_participants
+
+_T = token_transfers.c
+
+
+def _with_token_info(stmt: Select[Any]) -> Select[Any]:
+    tk = tokens.c
+    nf = nft_tokens.c
+    return stmt.add_columns(
+        tk.name.label("token_name"),
+        tk.symbol.label("token_symbol"),
+        tk.decimals.label("token_decimals"),
+        nf.token_uri,
+        nf.index_status,
+        nf.name.label("nft_name"),
+        nf.description.label("nft_description"),
+        nf.image_uri,
+        nf.external_url,
+        nf.metadata_json,
+        nf.last_updated,
+    )
+
+
+def _joins(base: Any) -> Any:
+    tk = tokens.c
+    nf = nft_tokens.c
+    return base.outerjoin(
+        tokens, and_(tk.chain_id == _T.chain_id, tk.address == _T.token)
+    ).outerjoin(
+        nft_tokens,
+        and_(nf.chain_id == _T.chain_id, nf.token == _T.token, nf.token_id == _T.token_id),
+    )
+
+
+def by_address(
+    conn: Connection,
+    chain_id: int,
+    address: str,
+    standard: str,
+    start: int | None,
+    end: int | None,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    """Transfers of `standard` where `address` is sender or receiver, newest first."""
+    p = transfer_participants.c
+    stmt = select(token_transfers).where(
+        p.chain_id == chain_id, p.address == address, p.standard == standard
+    )
+    if start is not None:
+        stmt = stmt.where(p.block_number >= start)
+    if after is not None:
+        # The position is inside [start, end) already, so it replaces the end bound.
+        stmt = stmt.where(after_desc([p.block_number, p.log_index, p.batch_index], after))
+    elif end is not None:
+        stmt = stmt.where(p.block_number < end)
+    base = _joins(
+        transfer_participants.join(
+            token_transfers,
+            and_(
+                _T.chain_id == p.chain_id,
+                _T.block_number == p.block_number,
+                _T.log_index == p.log_index,
+                _T.batch_index == p.batch_index,
+            ),
+        )
+    )
+    stmt = _with_token_info(stmt.select_from(base))
+    stmt = stmt.order_by(p.block_number.desc(), p.log_index.desc(), p.batch_index.desc()).limit(
+        limit
+    )
+    return conn.execute(stmt).all()
+
+
+def by_token(
+    conn: Connection,
+    chain_id: int,
+    token: str,
+    start: int | None,
+    end: int | None,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    """Transfers of one token contract (any standard), newest first."""
+    stmt = select(token_transfers).where(_T.chain_id == chain_id, _T.token == token)
+    if start is not None:
+        stmt = stmt.where(_T.block_number >= start)
+    if after is not None:
+        stmt = stmt.where(after_desc([_T.block_number, _T.log_index, _T.batch_index], after))
+    elif end is not None:
+        stmt = stmt.where(_T.block_number < end)
+    stmt = _with_token_info(stmt.select_from(_joins(token_transfers)))
+    stmt = stmt.order_by(_T.block_number.desc(), _T.log_index.desc(), _T.batch_index.desc()).limit(
+        limit
+    )
+    return conn.execute(stmt).all()
