@@ -16,11 +16,14 @@ their primary key is all they hold, so the table is the index (half the space, o
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -34,6 +37,9 @@ from sqlalchemy import (
 )
 
 from avadata.store.coltypes import I256, U256, Address, Hash
+
+# WITHOUT ROWID on SQLite (see the module docstring); ignored by PostgreSQL.
+_CLUSTERED: dict[str, Any] = {"sqlite_with_rowid": False}
 
 # Explicit constraint names so migrations can refer to them on both engines.
 metadata = MetaData(
@@ -331,6 +337,97 @@ native_balances = Table(
     sqlite_with_rowid=False,
 )
 
+# --- Metrics rollups (avadata.metrics; written by metrics.applier inside the writer's
+# transaction, rebuilt by `avadata metrics rebuild`). Interval codes: h, d, w, m.
+
+# One row per block seen by the rollup: its insert decides whether the block's additive
+# contributions are new (a replayed block inserts nothing, so adds nothing).
+metric_blocks = Table(
+    "metric_blocks",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("number", BigInteger, nullable=False),
+    Column("timestamp", BigInteger, nullable=False),
+    Column("tx_count", Integer, nullable=False),
+    Column("gas_used", BigInteger, nullable=False),
+    PrimaryKeyConstraint("chain_id", "number"),
+    sqlite_with_rowid=False,
+)
+
+# Additive sums per chain and bucket (aggregates over chains add these up at query time).
+metric_sums = Table(
+    "metric_sums",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("interval", String(1), nullable=False),
+    Column("bucket", BigInteger, nullable=False),
+    Column("blocks", BigInteger, nullable=False),
+    Column("txs", BigInteger, nullable=False),
+    Column("gas_used", BigInteger, nullable=False),
+    Column("fees", U256(), nullable=False),
+    Column("gas_price_sum", U256(), nullable=False),
+    Column("gas_price_max", U256(), nullable=False),
+    Column("contracts", BigInteger, nullable=False),
+    Column("first_ts", BigInteger),
+    Column("last_ts", BigInteger),
+    # Largest per-block sample (txs or gas over the time since the previous block).
+    Column("max_tps", Float(precision=53), nullable=False),
+    Column("max_gps", Float(precision=53), nullable=False),
+    PrimaryKeyConstraint("chain_id", "interval", "bucket"),
+)
+
+# Distinct-count membership: scope is a chain id in decimal, or mainnet / testnet / total;
+# kind a = active address, s = sender, d = deployer. Inserted or ignored, so exact and
+# replay-safe for any interval and across chains.
+metric_members = Table(
+    "metric_members",
+    metadata,
+    Column("scope", String(24), nullable=False),
+    Column("kind", String(1), nullable=False),
+    Column("interval", String(1), nullable=False),
+    Column("bucket", BigInteger, nullable=False),
+    Column("address", Address(), nullable=False),
+    PrimaryKeyConstraint("scope", "kind", "interval", "bucket", "address"),
+    sqlite_with_rowid=False,
+)
+
+# Counts of metric_members rows per bucket (kinds a, s, d), and of first sightings per day
+# (kinds A = addresses, D = deployers): raised only by rows that were new.
+metric_counts = Table(
+    "metric_counts",
+    metadata,
+    Column("scope", String(24), nullable=False),
+    Column("kind", String(1), nullable=False),
+    Column("interval", String(1), nullable=False),
+    Column("bucket", BigInteger, nullable=False),
+    Column("count", BigInteger, nullable=False),
+    PrimaryKeyConstraint("scope", "kind", "interval", "bucket"),
+)
+
+# The day an address (A) or deployer (D) was first seen in a scope: cumulative counts.
+metric_first_seen = Table(
+    "metric_first_seen",
+    metadata,
+    Column("scope", String(24), nullable=False),
+    Column("kind", String(1), nullable=False),
+    Column("address", Address(), nullable=False),
+    Column("first_day", BigInteger, nullable=False),
+    PrimaryKeyConstraint("scope", "kind", "address"),
+    sqlite_with_rowid=False,
+)
+
+# Metrics API page tokens: a UUID names the query and where the next page starts, so any API
+# process can continue a page; valid 24 h from created_at.
+metric_page_tokens = Table(
+    "metric_page_tokens",
+    metadata,
+    Column("token", String(36), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("query", Text, nullable=False),
+    PrimaryKeyConstraint("token"),
+    Index(None, "created_at"),
+)
+
 __all__ = [
     "chains",
     "contracts",
@@ -344,6 +441,12 @@ __all__ = [
     "internal_call_participants",
     "internal_calls",
     "metadata",
+    "metric_blocks",
+    "metric_counts",
+    "metric_first_seen",
+    "metric_members",
+    "metric_page_tokens",
+    "metric_sums",
     "native_balances",
     "nft_tokens",
     "token_transfers",

@@ -346,9 +346,97 @@ def upgrade() -> None:
         batch_op.create_index(
             batch_op.f("ix_evm_blocks_chain_id_hash"), ["chain_id", "hash"], unique=False
         )
+    _upgrade_metrics()
+
+
+def _upgrade_metrics() -> None:
+    """Metrics rollup tables (avadata.metrics), added to this first revision before release."""
+    op.create_table(
+        "metric_blocks",
+        sa.Column("chain_id", sa.BigInteger(), nullable=False),
+        sa.Column("number", sa.BigInteger(), nullable=False),
+        sa.Column("timestamp", sa.BigInteger(), nullable=False),
+        sa.Column("tx_count", sa.Integer(), nullable=False),
+        sa.Column("gas_used", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("chain_id", "number", name=op.f("pk_metric_blocks")),
+        sqlite_with_rowid=False,
+    )
+    op.create_table(
+        "metric_counts",
+        sa.Column("scope", sa.String(length=24), nullable=False),
+        sa.Column("kind", sa.String(length=1), nullable=False),
+        sa.Column("interval", sa.String(length=1), nullable=False),
+        sa.Column("bucket", sa.BigInteger(), nullable=False),
+        sa.Column("count", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint(
+            "scope", "kind", "interval", "bucket", name=op.f("pk_metric_counts")
+        ),
+    )
+    op.create_table(
+        "metric_first_seen",
+        sa.Column("scope", sa.String(length=24), nullable=False),
+        sa.Column("kind", sa.String(length=1), nullable=False),
+        sa.Column("address", sa.String(length=42), nullable=False),
+        sa.Column("first_day", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("scope", "kind", "address", name=op.f("pk_metric_first_seen")),
+        sqlite_with_rowid=False,
+    )
+    op.create_table(
+        "metric_members",
+        sa.Column("scope", sa.String(length=24), nullable=False),
+        sa.Column("kind", sa.String(length=1), nullable=False),
+        sa.Column("interval", sa.String(length=1), nullable=False),
+        sa.Column("bucket", sa.BigInteger(), nullable=False),
+        sa.Column("address", sa.String(length=42), nullable=False),
+        sa.PrimaryKeyConstraint(
+            "scope", "kind", "interval", "bucket", "address", name=op.f("pk_metric_members")
+        ),
+        sqlite_with_rowid=False,
+    )
+    op.create_table(
+        "metric_page_tokens",
+        sa.Column("token", sa.String(length=36), nullable=False),
+        sa.Column("created_at", sa.BigInteger(), nullable=False),
+        sa.Column("query", sa.Text(), nullable=False),
+        sa.PrimaryKeyConstraint("token", name=op.f("pk_metric_page_tokens")),
+    )
+    with op.batch_alter_table("metric_page_tokens", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_metric_page_tokens_created_at_"), ["created_at"], unique=False
+        )
+    op.create_table(
+        "metric_sums",
+        sa.Column("chain_id", sa.BigInteger(), nullable=False),
+        sa.Column("interval", sa.String(length=1), nullable=False),
+        sa.Column("bucket", sa.BigInteger(), nullable=False),
+        sa.Column("blocks", sa.BigInteger(), nullable=False),
+        sa.Column("txs", sa.BigInteger(), nullable=False),
+        sa.Column("gas_used", sa.BigInteger(), nullable=False),
+        sa.Column("fees", avadata.store.coltypes.U256(), nullable=False),
+        sa.Column("gas_price_sum", avadata.store.coltypes.U256(), nullable=False),
+        sa.Column("gas_price_max", avadata.store.coltypes.U256(), nullable=False),
+        sa.Column("contracts", sa.BigInteger(), nullable=False),
+        sa.Column("first_ts", sa.BigInteger(), nullable=True),
+        sa.Column("last_ts", sa.BigInteger(), nullable=True),
+        sa.Column("max_tps", sa.Float(precision=53), nullable=False),
+        sa.Column("max_gps", sa.Float(precision=53), nullable=False),
+        sa.PrimaryKeyConstraint("chain_id", "interval", "bucket", name=op.f("pk_metric_sums")),
+    )
+
+
+def _downgrade_metrics() -> None:
+    op.drop_table("metric_sums")
+    with op.batch_alter_table("metric_page_tokens", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_metric_page_tokens_created_at_"))
+    op.drop_table("metric_page_tokens")
+    op.drop_table("metric_members")
+    op.drop_table("metric_first_seen")
+    op.drop_table("metric_counts")
+    op.drop_table("metric_blocks")
 
 
 def downgrade() -> None:
+    _downgrade_metrics()
     with op.batch_alter_table("evm_blocks", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_evm_blocks_chain_id_hash"))
 

@@ -1,0 +1,85 @@
+"""Bucket starts in UTC as integers: hour, day, week (Monday) and month.
+
+Stage: metrics (pure; no I/O, no clock). Every rollup key and every data-point timestamp comes
+from here, so SQL only ever groups and compares integers (no date functions on either engine).
+
+Invariant: for every timestamp t and interval i, `start(t, i) <= t < following(start(t, i), i)`,
+and `start` is idempotent. Negative timestamps (before 1970) work the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from enum import StrEnum
+
+HOUR = 3_600
+DAY = 86_400
+WEEK = 7 * DAY
+# 1970-01-01 was a Thursday; the first Monday 00:00 UTC after the epoch is 1970-01-05.
+_MONDAY_EPOCH = 4 * DAY
+
+
+class Interval(StrEnum):
+    """The seed's timeInterval values; `code` is the one-letter key stored in rollup tables."""
+
+    HOUR = "hour"
+    DAY = "day"
+    WEEK = "week"
+    MONTH = "month"
+
+    @property
+    def code(self) -> str:
+        return self.value[0]
+
+
+ALL_INTERVALS = (Interval.HOUR, Interval.DAY, Interval.WEEK, Interval.MONTH)
+
+
+def start(ts: int, interval: Interval) -> int:
+    """The start (Unix seconds, UTC) of the bucket of `interval` containing `ts`."""
+    if interval is Interval.HOUR:
+        return ts - ts % HOUR
+    if interval is Interval.DAY:
+        return ts - ts % DAY
+    if interval is Interval.WEEK:
+        return ts - (ts - _MONDAY_EPOCH) % WEEK
+    d = datetime.fromtimestamp(ts - ts % DAY, UTC)
+    return _month_start(d.year, d.month)
+
+
+def following(bucket: int, interval: Interval) -> int:
+    """The start of the bucket after the one starting at `bucket` (which must be a start)."""
+    if interval is Interval.HOUR:
+        return bucket + HOUR
+    if interval is Interval.DAY:
+        return bucket + DAY
+    if interval is Interval.WEEK:
+        return bucket + WEEK
+    d = datetime.fromtimestamp(bucket, UTC)
+    return _month_start(d.year + d.month // 12, d.month % 12 + 1)
+
+
+def preceding(bucket: int, interval: Interval) -> int:
+    """The start of the bucket before the one starting at `bucket`."""
+    return start(bucket - 1, interval)
+
+
+def span(first: int, last: int, interval: Interval) -> Iterator[int]:
+    """Bucket starts from the bucket of `first` to the bucket of `last`, oldest first."""
+    b, end = start(first, interval), start(last, interval)
+    while b <= end:
+        yield b
+        b = following(b, interval)
+
+
+def span_desc(first: int, last: int, interval: Interval) -> Iterator[int]:
+    """Like `span`, newest first (the order of every metrics response)."""
+    b, stop = start(last, interval), start(first, interval)
+    while b >= stop:
+        yield b
+        b = preceding(b, interval)
+
+
+def _month_start(year: int, month: int) -> int:
+    return int(datetime(year, month, 1, tzinfo=UTC).timestamp())

@@ -1,0 +1,168 @@
+"""EvmBatch -> rollup changes: what one batch contributes to the metric buckets (pure).
+
+Stage: metrics. No I/O: `applier.py` writes these changes inside the store writer's
+transaction, and `rebuild.py` feeds it rows read back from the store.
+
+Invariants:
+- a block's additive contributions (txs, gas, fees, gas prices, contracts) are carried by one
+  `BlockStats` keyed by block number, so the applier adds them only when that block is new;
+- distinct-count inputs are sets of (bucket start, address): membership is idempotent by itself;
+- deployer = the `from` of the creating frame (the factory for a nested CREATE), per the seed;
+- a creation counts when its frame did not revert (a reverted CREATE leaves no contract).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
+from avadata.records import ContractCreation, EvmBatch, TokenTransfer, Transaction
+
+
+@dataclass(frozen=True, slots=True)
+class BlockStats:
+    """One block's additive contributions to every metric."""
+
+    number: int
+    timestamp: int
+    tx_count: int
+    # Sum of the receipts' gasUsed (equals the header's gasUsed).
+    gas_used: int
+    # Sum of gasUsed * effective gas price over the receipts (wei).
+    fees: int
+    gas_price_sum: int
+    # 0 for a block without transactions (0 is never larger than a real price).
+    gas_price_max: int
+    contracts: int
+
+
+@dataclass(slots=True)
+class RollupChanges:
+    chain_id: int
+    blocks: list[BlockStats] = field(default_factory=list)
+    # (hour start, address): from/to of txs and transfers ("a"), from only ("s").
+    active: set[tuple[int, str]] = field(default_factory=set)
+    senders: set[tuple[int, str]] = field(default_factory=set)
+    # (day start, deployer address): deployers are a day-only metric.
+    deployers: set[tuple[int, str]] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class BucketSums:
+    """Additive sums of one (interval, bucket); `merge` folds a block in."""
+
+    blocks: int = 0
+    txs: int = 0
+    gas_used: int = 0
+    fees: int = 0
+    gas_price_sum: int = 0
+    gas_price_max: int = 0
+    contracts: int = 0
+    first_ts: int | None = None
+    last_ts: int | None = None
+    # Largest maxTps / maxGps sample seen in the bucket (see `block_sample`).
+    max_tps: float = 0.0
+    max_gps: float = 0.0
+
+    def sample(self, tps: float, gps: float) -> None:
+        self.max_tps = max(self.max_tps, tps)
+        self.max_gps = max(self.max_gps, gps)
+
+    def merge(self, b: BlockStats) -> None:
+        self.blocks += 1
+        self.txs += b.tx_count
+        self.gas_used += b.gas_used
+        self.fees += b.fees
+        self.gas_price_sum += b.gas_price_sum
+        self.gas_price_max = max(self.gas_price_max, b.gas_price_max)
+        self.contracts += b.contracts
+        self.first_ts = b.timestamp if self.first_ts is None else min(self.first_ts, b.timestamp)
+        self.last_ts = b.timestamp if self.last_ts is None else max(self.last_ts, b.timestamp)
+
+    def add(self, o: BucketSums) -> None:
+        self.blocks += o.blocks
+        self.txs += o.txs
+        self.gas_used += o.gas_used
+        self.fees += o.fees
+        self.gas_price_sum += o.gas_price_sum
+        self.gas_price_max = max(self.gas_price_max, o.gas_price_max)
+        self.contracts += o.contracts
+        for ts in (o.first_ts, o.last_ts):
+            if ts is not None:
+                self.first_ts = ts if self.first_ts is None else min(self.first_ts, ts)
+                self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
+        self.sample(o.max_tps, o.max_gps)
+
+
+def deployer_of(c: ContractCreation) -> str:
+    """The seed's deployer: the creating frame's from (a factory when nested, else the sender)."""
+    return c.deployer_contract or c.deployer
+
+
+def changes(batch: EvmBatch) -> RollupChanges:
+    """Everything `batch` contributes to the rollups."""
+    out = RollupChanges(chain_id=batch.chain_id)
+    txs_by_block: dict[int, list[Transaction]] = {}
+    for t in batch.transactions:
+        txs_by_block.setdefault(t.block_number, []).append(t)
+    creations: dict[int, int] = {}
+    for c in batch.contracts:
+        creations[c.block_number] = creations.get(c.block_number, 0) + 1
+        out.deployers.add((start(c.block_timestamp, Interval.DAY), deployer_of(c)))
+    for b in batch.blocks:
+        txs = txs_by_block.get(b.number, [])
+        out.blocks.append(
+            BlockStats(
+                number=b.number,
+                timestamp=b.timestamp,
+                tx_count=len(txs),
+                gas_used=sum(t.gas_used for t in txs),
+                fees=sum(t.gas_used * t.gas_price for t in txs),
+                gas_price_sum=sum(t.gas_price for t in txs),
+                gas_price_max=max((t.gas_price for t in txs), default=0),
+                contracts=creations.get(b.number, 0),
+            )
+        )
+    _participants(out, batch.transactions, batch.transfers)
+    return out
+
+
+def _participants(
+    out: RollupChanges, txs: Iterable[Transaction], transfers: Iterable[TokenTransfer]
+) -> None:
+    for t in txs:
+        hour = start(t.block_timestamp, Interval.HOUR)
+        out.active.add((hour, t.from_address))
+        out.senders.add((hour, t.from_address))
+        if t.to_address is not None:
+            out.active.add((hour, t.to_address))
+    for tr in transfers:
+        hour = start(tr.block_timestamp, Interval.HOUR)
+        out.active.add((hour, tr.from_address))
+        out.active.add((hour, tr.to_address))
+        out.senders.add((hour, tr.from_address))
+
+
+def bucket_sums(blocks: Iterable[BlockStats]) -> dict[tuple[Interval, int], BucketSums]:
+    """The blocks' sums per (interval, bucket start), for all four intervals."""
+    out: dict[tuple[Interval, int], BucketSums] = {}
+    for b in blocks:
+        for interval in ALL_INTERVALS:
+            key = (interval, start(b.timestamp, interval))
+            out.setdefault(key, BucketSums()).merge(b)
+    return out
+
+
+def rate(amount: int, seconds: int) -> float:
+    """amount per second; 0.0 for an empty or non-positive span (see docs/metrics.md)."""
+    return amount / seconds if seconds > 0 else 0.0
+
+
+def block_sample(amount: int, timestamp: int, prev_timestamp: int) -> float:
+    """One maxTps/maxGps sample: `amount` over the time since the previous block.
+
+    Timestamps have one-second resolution, so a block stamped in the same second as its parent
+    (or, defensively, earlier) counts one second: the sample stays finite and comparable.
+    """
+    return amount / max(timestamp - prev_timestamp, 1)

@@ -1,0 +1,291 @@
+"""Read metric series from the rollup tables: a few rows per request, never a scan of txs.
+
+Stage: metrics (reads only metric_* tables and the chains listing). The API shapes JSON around
+`points`; the rebuild and the benchmark call it too.
+
+Series are dense: every bucket from the scope's first rolled-up bucket to its newest one has a
+point (0 when nothing happened), newest first. Aggregate scopes (total, mainnet, testnet) add
+per-chain sums, take distinct counts from their own membership rows (exact across chains), and
+for the rates: avg* add the chains' rates, max* take the largest per-block sample of any chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, func, select
+
+from avadata.metrics import buckets
+from avadata.metrics.applier import (
+    FIRST_ADDRESS,
+    FIRST_DEPLOYER,
+    KIND_ACTIVE,
+    KIND_DEPLOYER,
+    KIND_SENDER,
+    TOTAL,
+)
+from avadata.metrics.buckets import Interval
+from avadata.metrics.catalog import CUMULATIVE_CONTRACTS_INCLUDES_DAY, MetricName
+from avadata.metrics.rollup import rate
+from avadata.store.queries import chains as chain_queries
+from avadata.store.schema import metric_counts, metric_sums
+
+AGGREGATES = ("total", "mainnet", "testnet")
+Number = int | float
+
+_DISTINCT = {
+    MetricName.ACTIVE_ADDRESSES: KIND_ACTIVE,
+    MetricName.ACTIVE_SENDERS: KIND_SENDER,
+    MetricName.DEPLOYERS: KIND_DEPLOYER,
+}
+_CUMULATIVE_DISTINCT = {
+    MetricName.CUMULATIVE_ADDRESSES: FIRST_ADDRESS,
+    MetricName.CUMULATIVE_DEPLOYERS: FIRST_DEPLOYER,
+}
+# JSON numbers past 2**63 do not fit orjson's integers (fees in wei can): send them as floats.
+_MAX_EXACT = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What a `{chainId}` names: the membership scope key and the chains it covers."""
+
+    key: str
+    chain_ids: tuple[int, ...]
+
+
+def resolve_scope(conn: Connection, chain_id: str) -> Scope | None:
+    """A decimal EVM chain ID of a known chain, or total/mainnet/testnet; None if unknown."""
+    if chain_id in AGGREGATES:
+        network = None if chain_id == TOTAL else chain_id
+        rows = chain_queries.list_chains(conn, network)
+        return Scope(chain_id, tuple(r.chain_id for r in rows))
+    if not chain_id.isdigit() or len(chain_id) > 18:
+        return None
+    row = chain_queries.find_chain(conn, chain_id)
+    return None if row is None else Scope(str(row.chain_id), (row.chain_id,))
+
+
+def extent(conn: Connection, scope: Scope, interval: Interval) -> tuple[int, int] | None:
+    """(oldest, newest) bucket with rolled-up blocks in `scope`, or None when there are none."""
+    if not scope.chain_ids:
+        return None
+    s = metric_sums.c
+    lo, hi = conn.execute(
+        select(func.min(s.bucket), func.max(s.bucket)).where(
+            s.chain_id.in_(scope.chain_ids), s.interval == interval.code
+        )
+    ).one()
+    return None if lo is None else (int(lo), int(hi))
+
+
+def newest_block_ts(conn: Connection, scope: Scope) -> int | None:
+    """Timestamp of the newest rolled-up block of the scope (the `lastRun` of v1)."""
+    if not scope.chain_ids:
+        return None
+    s = metric_sums.c
+    v = conn.execute(
+        select(func.max(s.last_ts)).where(
+            s.chain_id.in_(scope.chain_ids), s.interval == Interval.DAY.code
+        )
+    ).scalar()
+    return None if v is None else int(v)
+
+
+def points(
+    conn: Connection,
+    scope: Scope,
+    metric: MetricName,
+    interval: Interval,
+    oldest: int,
+    newest: int,
+) -> list[tuple[int, Number]]:
+    """(bucket start, value) for every bucket start in [oldest, newest], newest first.
+
+    Both bounds must be bucket starts of `interval`; callers clip them to `extent`.
+    """
+    stamps = list(buckets.span_desc(oldest, newest, interval))
+    if not stamps:
+        return []
+    if metric in _DISTINCT:
+        counts = _counts(conn, scope.key, _DISTINCT[metric], interval, oldest, newest)
+        return [(t, counts.get(t, 0)) for t in stamps]
+    if metric in _CUMULATIVE_DISTINCT:
+        kind = _CUMULATIVE_DISTINCT[metric]
+        base = _count_before(conn, scope.key, kind, oldest)
+        counts = _counts(conn, scope.key, kind, Interval.DAY, oldest, newest)
+        return _running(stamps, counts, base, include_day=True)
+    per_chain = {c: _sums(conn, c, interval, oldest, newest) for c in scope.chain_ids}
+    if metric in (MetricName.AVG_TPS, MetricName.AVG_GPS):
+        return [
+            (t, v)
+            for t, v in _avg_rates(conn, scope, per_chain, stamps, metric is MetricName.AVG_TPS)
+        ]
+    if metric is MetricName.CUMULATIVE_TX_COUNT:
+        base = _sum_before(conn, scope, "txs", oldest)
+        daily = {t: sum(rows.get(t, _EMPTY).txs for rows in per_chain.values()) for t in stamps}
+        return _running(stamps, daily, base, include_day=True)
+    if metric is MetricName.CUMULATIVE_CONTRACTS:
+        base = _sum_before(conn, scope, "contracts", oldest)
+        daily = {
+            t: sum(rows.get(t, _EMPTY).contracts for rows in per_chain.values()) for t in stamps
+        }
+        return _running(stamps, daily, base, include_day=CUMULATIVE_CONTRACTS_INCLUDES_DAY)
+    return [
+        (t, _combine(metric, [rows.get(t, _EMPTY) for rows in per_chain.values()])) for t in stamps
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    blocks: int = 0
+    txs: int = 0
+    gas_used: int = 0
+    fees: int = 0
+    gas_price_sum: int = 0
+    gas_price_max: int = 0
+    contracts: int = 0
+    first_ts: int | None = None
+    last_ts: int | None = None
+    max_tps: float = 0.0
+    max_gps: float = 0.0
+
+
+_EMPTY = _Row()
+
+
+def _num(v: int) -> Number:
+    return v if v <= _MAX_EXACT else float(v)
+
+
+def _combine(metric: MetricName, rows: list[_Row]) -> Number:
+    if metric is MetricName.TX_COUNT:
+        return sum(r.txs for r in rows)
+    if metric is MetricName.GAS_USED:
+        return _num(sum(r.gas_used for r in rows))
+    if metric is MetricName.FEES_PAID:
+        return _num(sum(r.fees for r in rows))
+    if metric is MetricName.CONTRACTS:
+        return sum(r.contracts for r in rows)
+    if metric is MetricName.AVG_GAS_PRICE:
+        txs = sum(r.txs for r in rows)
+        return sum(r.gas_price_sum for r in rows) / txs if txs else 0
+    if metric is MetricName.MAX_GAS_PRICE:
+        return _num(max((r.gas_price_max for r in rows), default=0))
+    if metric is MetricName.MAX_TPS:
+        return max((r.max_tps for r in rows), default=0.0)
+    if metric is MetricName.MAX_GPS:
+        return max((r.max_gps for r in rows), default=0.0)
+    raise ValueError(f"no combiner for {metric}")
+
+
+def _sums(
+    conn: Connection, chain_id: int, interval: Interval, oldest: int, newest: int
+) -> dict[int, _Row]:
+    s = metric_sums.c
+    q = select(metric_sums).where(
+        s.chain_id == chain_id,
+        s.interval == interval.code,
+        s.bucket.between(oldest, newest),
+    )
+    return {
+        r.bucket: _Row(
+            blocks=r.blocks,
+            txs=r.txs,
+            gas_used=r.gas_used,
+            fees=r.fees,
+            gas_price_sum=r.gas_price_sum,
+            gas_price_max=r.gas_price_max,
+            contracts=r.contracts,
+            first_ts=r.first_ts,
+            last_ts=r.last_ts,
+            max_tps=r.max_tps,
+            max_gps=r.max_gps,
+        )
+        for r in conn.execute(q)
+    }
+
+
+def _counts(
+    conn: Connection, scope: str, kind: str, interval: Interval, oldest: int, newest: int
+) -> dict[int, int]:
+    c = metric_counts.c
+    q = select(c.bucket, c["count"]).where(
+        c.scope == scope,
+        c.kind == kind,
+        c.interval == interval.code,
+        c.bucket.between(oldest, newest),
+    )
+    return {int(b): int(n) for b, n in conn.execute(q)}
+
+
+def _count_before(conn: Connection, scope: str, kind: str, day: int) -> int:
+    c = metric_counts.c
+    q = select(func.coalesce(func.sum(c["count"]), 0)).where(
+        c.scope == scope, c.kind == kind, c.interval == Interval.DAY.code, c.bucket < day
+    )
+    return int(conn.execute(q).scalar_one())
+
+
+def _sum_before(conn: Connection, scope: Scope, column: str, day: int) -> int:
+    """Sum of an integer (BIGINT) column over the scope's days before `day`."""
+    s = metric_sums.c
+    q = select(func.coalesce(func.sum(s[column]), 0)).where(
+        s.chain_id.in_(scope.chain_ids), s.interval == Interval.DAY.code, s.bucket < day
+    )
+    return int(conn.execute(q).scalar_one())
+
+
+def _running(
+    stamps_desc: list[int], daily: dict[int, int], base: int, *, include_day: bool
+) -> list[tuple[int, Number]]:
+    """Running totals from `base`, per day: through the day, or only before it."""
+    out: list[tuple[int, Number]] = []
+    total = base
+    for t in reversed(stamps_desc):
+        if include_day:
+            total += daily.get(t, 0)
+            out.append((t, total))
+        else:
+            out.append((t, total))
+            total += daily.get(t, 0)
+    out.reverse()
+    return out
+
+
+def _last_ts_before(conn: Connection, chain_id: int, day: int) -> int | None:
+    s = metric_sums.c
+    v = conn.execute(
+        select(func.max(s.last_ts)).where(
+            s.chain_id == chain_id, s.interval == Interval.DAY.code, s.bucket < day
+        )
+    ).scalar()
+    return None if v is None else int(v)
+
+
+def _avg_rates(
+    conn: Connection,
+    scope: Scope,
+    per_chain: dict[int, dict[int, _Row]],
+    stamps_desc: list[int],
+    tps: bool,
+) -> Iterable[tuple[int, Number]]:
+    """avgTps/avgGps per day, added up over the scope's chains.
+
+    The span runs from the last block before the day (the previous day's last block, or an
+    earlier one across days without blocks) to the day's last block; on the first day with
+    blocks there is no earlier block, so it runs from the day's first block.
+    """
+    oldest = stamps_desc[-1]
+    values = dict.fromkeys(stamps_desc, 0.0)
+    for chain_id, rows in per_chain.items():
+        prev_last = _last_ts_before(conn, chain_id, oldest)
+        for t in reversed(stamps_desc):
+            r = rows.get(t)
+            if r is None or r.blocks == 0 or r.last_ts is None or r.first_ts is None:
+                continue
+            ref = prev_last if prev_last is not None else r.first_ts
+            values[t] += rate(r.txs if tps else r.gas_used, r.last_ts - ref)
+            prev_last = r.last_ts
+    return [(t, values[t]) for t in stamps_desc]
