@@ -36,6 +36,7 @@ ERC721 = "0x" + "72" * 20
 ERC1155 = "0x" + "11" * 20
 FACTORY = "0x" + "fa" * 20
 N_BLOCKS = 30
+ZERO = "0x" + "00" * 20
 
 
 def _h(kind: int, *parts: int) -> str:

@@ -1,0 +1,70 @@
+"""The Metrics API chain listing: GET /v2/chains and GET /v2/chains/{chainId}.
+
+Stage: api. Shapes from the SDK (MetricsListChainsResponse, Chain): every field required and a
+string where the model says string, so an unknown blockchainId/subnetId is sent as "". A chain
+without a stored network is listed as testnet (NetworkType has only mainnet and testnet).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
+
+from avadata.api.deps import Conn
+from avadata.api.encoding import JsonResponse
+from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.metrics.service import Metrics
+from avadata.metrics.applier import network_of
+from avadata.store.queries import chains as queries
+from avadata.store.queries.chains import ChainRow
+
+router = APIRouter(tags=["Metrics"])
+
+
+def chain_json(row: ChainRow) -> dict[str, Any]:
+    return {
+        "evmChainId": row.chain_id,
+        "chainName": row.name or f"Chain {row.chain_id}",
+        "blockchainId": row.blockchain_id or "",
+        "subnetId": row.subnet_id or "",
+        "network": network_of(row.network),
+    }
+
+
+@router.get(
+    "/v2/chains",
+    operation_id="listChains",
+    responses=ERROR_RESPONSES,
+    response_model=None,
+)
+def list_chains(
+    m: Metrics,
+    conn: Conn,
+    network: Annotated[Literal["mainnet", "fuji", "testnet"] | None, Query()] = None,
+    page_token: Annotated[str | None, Query(alias="pageToken")] = None,
+) -> Response:
+    if page_token:
+        # The listing fits one page, so we never issue a token for it.
+        raise bad_request("pageToken: unknown page token; start again from the first page")
+    wanted = "testnet" if network == "fuji" else network
+    rows = [r for r in queries.list_chains(conn) if wanted in (None, network_of(r.network))]
+    return JsonResponse({"chains": [chain_json(r) for r in rows]})
+
+
+@router.get(
+    "/v2/chains/{chainId}",
+    operation_id="getChain",
+    responses=ERROR_RESPONSES,
+    response_model=None,
+)
+def get_chain(
+    m: Metrics,
+    conn: Conn,
+    chain_id: Annotated[str, Path(alias="chainId", description="An EVM chain ID")],
+) -> Response:
+    row = queries.find_chain(conn, chain_id) if chain_id.isdigit() else None
+    if row is None:
+        raise not_found(f"chainId: chain {chain_id!r} is not indexed (see GET /v2/chains)")
+    return JsonResponse(chain_json(row))

@@ -1,0 +1,53 @@
+"""Per-app state of the Metrics API: the token store and the rate limiter, built on first use.
+
+Stage: api. Built lazily from the Data API's AppState (settings + read-only engine), so
+create_app needs only one line to include the metrics router.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from avadata.api.deps import AppState
+from avadata.api.metrics.ratelimit import RateLimiter, client_of
+from avadata.api.metrics.tokens import TokenStore
+from avadata.store.engine import make_engine
+
+_build_lock = threading.Lock()
+
+
+@dataclass(slots=True)
+class MetricsState:
+    app: AppState
+    tokens: TokenStore
+    limiter: RateLimiter
+
+
+def _build(app: AppState) -> MetricsState:
+    s = app.settings
+    # The API's own engine is read-only; page tokens need a (tiny) writer on the same store.
+    writer = make_engine(s.db_url)
+    return MetricsState(
+        app=app,
+        tokens=TokenStore(writer),
+        limiter=RateLimiter(s.rate_limit_anonymous, loopback_too=s.rate_limit_loopback),
+    )
+
+
+def metrics_state(request: Request) -> MetricsState:
+    st: MetricsState | None = getattr(request.app.state, "avadata_metrics", None)
+    if st is None:
+        with _build_lock:
+            st = getattr(request.app.state, "avadata_metrics", None)
+            if st is None:
+                st = _build(request.app.state.avadata)
+                request.app.state.avadata_metrics = st
+    st.limiter.check(client_of(request))
+    return st
+
+
+Metrics = Annotated[MetricsState, Depends(metrics_state)]

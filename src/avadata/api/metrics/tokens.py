@@ -1,0 +1,72 @@
+"""Metrics API page tokens: UUIDs kept in the store, so any API process can continue a page.
+
+Stage: api. A token names a stored query (chain, metric, interval, bounds) and where the next
+page starts; it is valid for 24 hours from creation (seed, "Paging"). The API's store engine
+is read-only, so tokens are written through a small writer engine of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import asdict, dataclass
+
+from sqlalchemy import Engine, delete, select
+
+from avadata.api.errors import bad_request
+from avadata.store.schema import metric_page_tokens
+
+TTL_S = 24 * 3600
+_RESTART = "start again from the first page (request without pageToken)"
+
+
+@dataclass(frozen=True, slots=True)
+class PageQuery:
+    """Everything needed to serve the next page."""
+
+    route: str
+    chain_id: str
+    metric: str
+    interval: str
+    oldest: int
+    # The newest bucket start the next page begins with.
+    newest: int
+
+
+class TokenStore:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def issue(self, query: PageQuery, now: int | None = None) -> str:
+        now = int(time.time()) if now is None else now
+        token = str(uuid.uuid4())
+        t = metric_page_tokens.c
+        with self.engine.begin() as conn:
+            # Expired tokens go on each issue: an index range delete, so it stays cheap.
+            conn.execute(delete(metric_page_tokens).where(t.created_at < now - TTL_S))
+            conn.execute(
+                metric_page_tokens.insert().values(
+                    token=token, created_at=now, query=json.dumps(asdict(query))
+                )
+            )
+        return token
+
+    def redeem(self, token: str, route: str, now: int | None = None) -> PageQuery:
+        """The query behind `token`; 400 when it is malformed, unknown, expired or foreign."""
+        now = int(time.time()) if now is None else now
+        try:
+            key = str(uuid.UUID(token))
+        except ValueError:
+            raise bad_request(f"pageToken: not a page token; {_RESTART}") from None
+        t = metric_page_tokens.c
+        with self.engine.connect() as conn:
+            row = conn.execute(select(t.created_at, t.query).where(t.token == key)).first()
+        if row is None:
+            raise bad_request(f"pageToken: unknown page token; {_RESTART}")
+        if row.created_at < now - TTL_S:
+            raise bad_request(f"pageToken: page token expired (valid 24 hours); {_RESTART}")
+        query = PageQuery(**json.loads(row.query))
+        if query.route != route:
+            raise bad_request(f"pageToken: token belongs to another route; {_RESTART}")
+        return query

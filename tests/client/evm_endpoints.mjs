@@ -1,0 +1,88 @@
+// Calls every EVM endpoint of our Data API through the official SDK (@avalanche-sdk/chainkit
+// 0.3.13), following nextPageToken across pages. Every response must parse with the SDK's own
+// schemas. Usage: node evm_endpoints.mjs <serverURL> <json args>. Prints one JSON summary line;
+// exits 1 on the first failure.
+import { createRequire } from "node:module";
+import path from "node:path";
+
+// The SDK's parse errors can leave an unobserved rejected promise that would kill the process
+// before we report; record it instead.
+const stray = [];
+process.on("unhandledRejection", (reason) => {
+  stray.push(String(reason));
+});
+
+const [, , serverURL, rawArgs] = process.argv;
+const args = JSON.parse(rawArgs);
+const require = createRequire(path.join(args.toolsDir, "package.json"));
+const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
+
+const sdk = new Avalanche({ enableTelemetry: false });
+// Per-call options: the constructor's serverURL is ignored by every operation; no retries, so a
+// 5XX fails at once instead of backing off for two minutes.
+const opts = { serverURL, retries: { strategy: "none" } };
+const { chainId, address, token721, token1155, token20, blockId } = args;
+const evm = sdk.data.evm;
+
+// [name, call, list key, paginated]
+const calls = [
+  ["chains.list", () => evm.chains.list({}, opts), "chains", false],
+  ["chains.get", () => evm.chains.get({ chainId }, opts), null, false],
+  ["blocks.listLatest", () => evm.blocks.listLatest({ chainId, pageSize: 3 }, opts), "blocks", true],
+  ["blocks.listTransactions", () => evm.blocks.listTransactions({ chainId, blockId }, opts), "transactions", false],
+  ["blocks.listTransactions(hash)", () => evm.blocks.listTransactions({ chainId, blockId: args.blockHash, pageSize: 100 }, opts), "transactions", false],
+  ["transactions.listLatest", () => evm.transactions.listLatest({ chainId, pageSize: 5 }, opts), "transactions", true],
+  ["transactions.listLatest(failed)", () => evm.transactions.listLatest({ chainId, pageSize: 5, status: "failed" }, opts), "transactions", true],
+  ["address.transactions.listErc20", () => evm.address.transactions.listErc20({ chainId, address, pageSize: 4 }, opts), "transactions", true],
+  ["address.transactions.listErc20(range)", () => evm.address.transactions.listErc20({ chainId, address, pageSize: 4, startBlock: 2, endBlock: 20 }, opts), "transactions", true],
+  ["address.transactions.listErc721", () => evm.address.transactions.listErc721({ chainId, address, pageSize: 2 }, opts), "transactions", true],
+  ["address.transactions.listErc1155", () => evm.address.transactions.listErc1155({ chainId, address, pageSize: 2 }, opts), "transactions", true],
+  ["address.transactions.listInternal", () => evm.address.transactions.listInternal({ chainId, address, pageSize: 3 }, opts), "transactions", true],
+  ["contracts.listTransfers(20)", () => evm.contracts.listTransfers({ chainId, address: token20, pageSize: 5 }, opts), "transfers", true],
+  ["contracts.listTransfers(721)", () => evm.contracts.listTransfers({ chainId, address: token721, pageSize: 5 }, opts), "transfers", true],
+  ["contracts.listTransfers(1155)", () => evm.contracts.listTransfers({ chainId, address: token1155, pageSize: 5 }, opts), "transfers", true],
+  ["address.balances.listErc20", () => evm.address.balances.listErc20({ chainId, address, pageSize: 1, currency: "eur" }, opts), "erc20TokenBalances", true],
+  ["address.balances.listErc20(block)", () => evm.address.balances.listErc20({ chainId, address, blockNumber: "5", filterSpamTokens: false, contractAddresses: token20 }, opts), "erc20TokenBalances", true],
+  ["address.balances.listErc721", () => evm.address.balances.listErc721({ chainId, address, pageSize: 2 }, opts), "erc721TokenBalances", true],
+  ["address.contracts.listDeployments", () => evm.address.contracts.listDeployments({ chainId, address, pageSize: 2 }, opts), "contracts", true],
+  ["nfts.list(721)", () => sdk.data.nfts.list({ chainId, address: token721, pageSize: 3 }, opts), "tokens", true],
+  ["nfts.list(1155)", () => sdk.data.nfts.list({ chainId, address: token1155, pageSize: 1 }, opts), "tokens", true],
+];
+
+const summary = {};
+for (const [name, call, key, paginated] of calls) {
+  try {
+    const res = await call();
+    let pages = 0;
+    let items = 0;
+    if (paginated) {
+      for await (const page of res) {
+        pages += 1;
+        items += page.result[key].length;
+        if (pages > 500) throw new Error("more than 500 pages");
+      }
+    } else {
+      pages = 1;
+      items = key ? res[key].length : 1;
+    }
+    summary[name] = { pages, items };
+  } catch (err) {
+    console.log(JSON.stringify({ ok: false, name, error: String(err), detail: err?.rawValue ? undefined : err?.message, stray }));
+    process.exit(1);
+  }
+}
+
+// A typed error must come back for an unknown chain (the error body parses as NotFoundError).
+try {
+  await evm.blocks.listLatest({ chainId: "999999" }, opts);
+  console.log(JSON.stringify({ ok: false, name: "unknown chain", error: "no error thrown" }));
+  process.exit(1);
+} catch (err) {
+  summary["unknown chain"] = { error: err?.constructor?.name };
+  if (err?.constructor?.name !== "NotFoundError") {
+    console.log(JSON.stringify({ ok: false, name: "unknown chain", error: String(err) }));
+    process.exit(1);
+  }
+}
+console.log(JSON.stringify({ ok: stray.length === 0, summary, stray }));
+process.exit(stray.length === 0 ? 0 : 1);
