@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from sqlalchemy import Engine
 
 from avadata.api import errors
+from avadata.api import metrics as metrics_api
 from avadata.api.data import (
     balances,
     blocks,
@@ -69,6 +70,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     errors.install(app)
     for module in _ROUTERS:
         app.include_router(module.router)
+    app.include_router(metrics_api.router)
 
     default_openapi = app.openapi
 

@@ -65,11 +65,13 @@ def scopes_for(conn: Connection, chain_id: int) -> list[str]:
     network = conn.execute(
         select(chains.c.network).where(chains.c.chain_id == chain_id)
     ).scalar_one_or_none()
-    out = [str(chain_id)]
-    if network in ("mainnet", "testnet"):
-        out.append(network)
-    out.append(TOTAL)
-    return out
+    # A chain without a stored network is a test network (a devnet), as the chain listings say.
+    return [str(chain_id), network_of(network), TOTAL]
+
+
+def network_of(stored: str | None) -> str:
+    """The metrics network of a chain: its stored network, else testnet."""
+    return "mainnet" if stored == "mainnet" else "testnet"
 
 
 def apply_changes(conn: Connection, ch: RollupChanges) -> None:

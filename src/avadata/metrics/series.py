@@ -24,6 +24,7 @@ from avadata.metrics.applier import (
     KIND_DEPLOYER,
     KIND_SENDER,
     TOTAL,
+    network_of,
 )
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import CUMULATIVE_CONTRACTS_INCLUDES_DAY, MetricName
@@ -58,9 +59,11 @@ class Scope:
 def resolve_scope(conn: Connection, chain_id: str) -> Scope | None:
     """A decimal EVM chain ID of a known chain, or total/mainnet/testnet; None if unknown."""
     if chain_id in AGGREGATES:
-        network = None if chain_id == TOTAL else chain_id
-        rows = chain_queries.list_chains(conn, network)
-        return Scope(chain_id, tuple(r.chain_id for r in rows))
+        rows = chain_queries.list_chains(conn)
+        ids = tuple(
+            r.chain_id for r in rows if chain_id == TOTAL or network_of(r.network) == chain_id
+        )
+        return Scope(chain_id, ids)
     if not chain_id.isdigit() or len(chain_id) > 18:
         return None
     row = chain_queries.find_chain(conn, chain_id)
