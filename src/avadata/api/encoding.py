@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from starlette.responses import Response
+from starlette.responses import JSONResponse
 
 
-class JsonResponse(Response):
+# A JSONResponse subclass, so FastAPI documents bodies as JSON objects (not strings).
+class JsonResponse(JSONResponse):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
