@@ -428,7 +428,34 @@ metric_page_tokens = Table(
     Index(None, "created_at"),
 )
 
+# Data API keys (`avadata keys`): only a SHA-256 of each key is kept; the key is shown once.
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("key_hash", String(64), nullable=False),
+    # The public part of the key, shown by `keys list` and used by `keys revoke`.
+    Column("key_id", String(16), nullable=False),
+    Column("name", Text),
+    Column("created_at", BigInteger, nullable=False),
+    Column("revoked_at", BigInteger),
+    # Requests per minute for this key; None: the server's rate_limit_keyed setting.
+    Column("rate_limit", Integer),
+    PrimaryKeyConstraint("key_hash"),
+)
+
+# Server secrets shared by every API process (e.g. "page_token": the page-token HMAC key).
+api_secrets = Table(
+    "api_secrets",
+    metadata,
+    Column("name", String(64), nullable=False),
+    Column("secret", Text, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("name"),
+)
+
 __all__ = [
+    "api_keys",
+    "api_secrets",
     "chains",
     "contracts",
     "cursors",

@@ -347,6 +347,7 @@ def upgrade() -> None:
             batch_op.f("ix_evm_blocks_chain_id_hash"), ["chain_id", "hash"], unique=False
         )
     _upgrade_metrics()
+    _upgrade_api()
 
 
 def _upgrade_metrics() -> None:
@@ -435,7 +436,34 @@ def _downgrade_metrics() -> None:
     op.drop_table("metric_blocks")
 
 
+def _upgrade_api() -> None:
+    # Data API tables (api keys, shared secrets); added to the initial revision pre-release.
+    op.create_table(
+        "api_keys",
+        sa.Column("key_hash", sa.String(length=64), nullable=False),
+        sa.Column("key_id", sa.String(length=16), nullable=False),
+        sa.Column("name", sa.Text(), nullable=True),
+        sa.Column("created_at", sa.BigInteger(), nullable=False),
+        sa.Column("revoked_at", sa.BigInteger(), nullable=True),
+        sa.Column("rate_limit", sa.Integer(), nullable=True),
+        sa.PrimaryKeyConstraint("key_hash", name=op.f("pk_api_keys")),
+    )
+    op.create_table(
+        "api_secrets",
+        sa.Column("name", sa.String(length=64), nullable=False),
+        sa.Column("secret", sa.Text(), nullable=False),
+        sa.Column("created_at", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("name", name=op.f("pk_api_secrets")),
+    )
+
+
+def _downgrade_api() -> None:
+    op.drop_table("api_secrets")
+    op.drop_table("api_keys")
+
+
 def downgrade() -> None:
+    _downgrade_api()
     _downgrade_metrics()
     with op.batch_alter_table("evm_blocks", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_evm_blocks_chain_id_hash"))
