@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 app = typer.Typer(
@@ -10,8 +12,53 @@ app = typer.Typer(
 
 
 @app.command("ingest")
-def ingest() -> None:
-    """Index a seeded chain and compare with the raw pull and ethereum-etl."""
-    from avadata.cli.notyet import not_yet
+def ingest(
+    blocks: Annotated[int, typer.Option(help="blocks in the seeded chain")] = 2_050,
+    txs_per_block: Annotated[int, typer.Option(help="mean transactions per block")] = 50,
+    days: Annotated[int, typer.Option(help="simulated days the chain spans")] = 30,
+    db: Annotated[str | None, typer.Option(help="store URL (default: a fresh SQLite file)")] = None,
+    chunk: Annotated[int, typer.Option(help="blocks per batch, for every contender")] = 50,
+    in_flight: Annotated[int, typer.Option(help="requests in flight, for every contender")] = 4,
+    etl: Annotated[bool, typer.Option(help="also time ethereum-etl 2.4.2")] = True,
+    write_docs: Annotated[
+        bool, typer.Option(help="record the result in docs/benchmarks.md")
+    ] = True,
+) -> None:
+    """Index a seeded chain; time the raw JSON-RPC pull and ethereum-etl on the same anvil.
 
-    not_yet("bench ingest")
+    Example: avadata bench ingest --blocks 2050 --txs-per-block 50
+    """
+    import time
+
+    from avadata.bench import ingest as bench
+    from avadata.bench.machine import describe, write_section
+    from avadata.devnet.traffic import TrafficConfig, start_with_traffic
+    from avadata.paths import REPO_ROOT
+
+    config = TrafficConfig(days=days, blocks=blocks, txs_per_block=txs_per_block)
+    typer.echo(f"building the chain ({blocks} blocks)...", err=True)
+    t0 = time.perf_counter()
+    anvil, ledger = start_with_traffic(43113, config)
+    build = time.perf_counter() - t0
+    try:
+        import httpx
+
+        head = httpx.post(
+            anvil.rpc_url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []},
+        ).json()["result"]
+        last = int(head, 16)
+        txs = len(ledger.txs)
+        results = bench.measure(
+            anvil.rpc_url, last, txs, db_url=db, chunk=chunk, in_flight=in_flight, etl=etl
+        )
+    finally:
+        anvil.stop()
+    command = (
+        f"avadata bench ingest --blocks {blocks} --txs-per-block {txs_per_block} --days {days}"
+        f" --chunk {chunk} --in-flight {in_flight}" + ("" if etl else " --no-etl")
+    )
+    text = bench.report(results, machine=describe(), command=command, build_seconds=build)
+    typer.echo(text)
+    if write_docs:
+        write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench ingest", text)

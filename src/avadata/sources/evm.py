@@ -73,8 +73,12 @@ class EvmSource:
         return [raw for part in parts for raw in part]
 
     async def _fetch_group(self, numbers: list[int]) -> list[RawBlock]:
-        blocks_results = await self.client.batch(
-            [("eth_getBlockByNumber", [_hex(n), True]) for n in numbers]
+        # Receipts and traces are asked for by block number, so all three go out at once; only
+        # the per-transaction receipt fallback has to wait for the blocks' transaction hashes.
+        blocks_results, receipts, traces = await asyncio.gather(
+            self.client.batch([("eth_getBlockByNumber", [_hex(n), True]) for n in numbers]),
+            self._block_receipts_by_number(numbers),
+            self._traces_for(numbers),
         )
         blocks: list[dict[str, Any]] = []
         for n, r in zip(numbers, blocks_results, strict=True):
@@ -82,22 +86,33 @@ class EvmSource:
             if block is None:
                 raise SourceError(f"block {n} is not available on the node yet")
             blocks.append(block)
-        receipts, traces = await asyncio.gather(self._receipts(blocks), self._traces_for(blocks))
-        return [
-            RawBlock(block=b, receipts=rc, trace_style=style, traces=tr)
-            for b, rc, (style, tr) in zip(blocks, receipts, traces, strict=True)
-        ]
+        if receipts is None:
+            receipts = await self._receipts_per_tx(blocks)
+        out = []
+        for b, rc, (style, tr) in zip(blocks, receipts, traces, strict=True):
+            if (
+                style is not TraceStyle.NONE
+                and len(tr) != len(b["transactions"])
+                and style is TraceStyle.GETH
+            ):
+                raise SourceError(f"block {b['number']}: trace count differs from transactions")
+            out.append(RawBlock(block=b, receipts=rc, trace_style=style, traces=tr))
+        return out
 
-    async def _receipts(self, blocks: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-        if self._block_receipts is not False:
-            results = await self.client.batch(
-                [("eth_getBlockReceipts", [b["number"]]) for b in blocks]
-            )
-            if self._block_receipts is None and results and _unsupported(results[0]):
-                self._block_receipts = False
-            else:
-                self._block_receipts = True
-                return [list(r.unwrap() or []) for r in results]
+    async def _block_receipts_by_number(
+        self, numbers: list[int]
+    ) -> list[list[dict[str, Any]]] | None:
+        """eth_getBlockReceipts for each block; None when the node lacks the method."""
+        if self._block_receipts is False:
+            return None
+        results = await self.client.batch([("eth_getBlockReceipts", [_hex(n)]) for n in numbers])
+        if self._block_receipts is None and results and _unsupported(results[0]):
+            self._block_receipts = False
+            return None
+        self._block_receipts = True
+        return [list(r.unwrap() or []) for r in results]
+
+    async def _receipts_per_tx(self, blocks: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
         calls: list[Call] = [
             ("eth_getTransactionReceipt", [tx["hash"]]) for b in blocks for tx in b["transactions"]
         ]
@@ -110,45 +125,33 @@ class EvmSource:
             i += n
         return out
 
-    async def _traces_for(self, blocks: list[dict[str, Any]]) -> list[tuple[TraceStyle, list[Any]]]:
-        out: list[tuple[TraceStyle, list[Any]]] = [(TraceStyle.NONE, [])] * len(blocks)
+    async def _traces_for(self, numbers: list[int]) -> list[tuple[TraceStyle, list[Any]]]:
+        out: list[tuple[TraceStyle, list[Any]]] = [(TraceStyle.NONE, [])] * len(numbers)
         if self._traces is TraceStyle.NONE:
             return out
-        # Blocks without transactions have nothing to trace; skip the calls.
-        todo = [i for i, b in enumerate(blocks) if b["transactions"]]
-        if not todo:
-            return out
         geth = await self.client.batch(
-            [
-                ("debug_traceBlockByNumber", [blocks[i]["number"], {"tracer": "callTracer"}])
-                for i in todo
-            ]
+            [("debug_traceBlockByNumber", [_hex(n), {"tracer": "callTracer"}]) for n in numbers]
         )
         retry: list[int] = []
-        for i, r in zip(todo, geth, strict=True):
-            if (
-                r.error is None
-                and isinstance(r.result, list)
-                and len(r.result) == len(blocks[i]["transactions"])
-            ):
+        for i, r in enumerate(geth):
+            if r.error is None and isinstance(r.result, list):
                 out[i] = (TraceStyle.GETH, r.result)
                 self._traces = self._traces or TraceStyle.GETH
             else:
                 retry.append(i)
         if retry:
-            parity = await self.client.batch(
-                [("trace_block", [blocks[i]["number"]]) for i in retry]
-            )
+            parity = await self.client.batch([("trace_block", [_hex(numbers[i])]) for i in retry])
             for i, r in zip(retry, parity, strict=True):
                 if r.error is None and isinstance(r.result, list):
                     out[i] = (TraceStyle.PARITY, r.result)
                     self._traces = self._traces or TraceStyle.PARITY
-                elif self._traces is None and _unsupported(r):
+                elif self._traces is None and _unsupported(r) and _unsupported(geth[i]):
                     # Neither tracer exists on this node: say so once, for the whole chain.
                     self._traces = TraceStyle.NONE
-                    return [(TraceStyle.NONE, [])] * len(blocks)
+                    return [(TraceStyle.NONE, [])] * len(numbers)
                 else:
-                    raise RpcError("trace_block", int((r.error or {}).get("code", 0)), str(r.error))
+                    err = r.error or {}
+                    raise RpcError("trace_block", int(err.get("code", 0)), str(err.get("message")))
         return out
 
     async def token_metadata(

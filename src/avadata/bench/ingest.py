@@ -1,0 +1,215 @@
+"""`avadata bench ingest`: index a seeded chain; beside it, in the same run and from the same anvil,
+the raw JSON-RPC pull of the same data (no decoding, no storing) and ethereum-etl 2.4.2.
+
+Every contender reads the same blocks from the same node with the same concurrency budget.
+Peak RSS is the child process's (getrusage of waited children), so each contender runs in its
+own process; the raw pull runs in a child too for the same reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from avadata.paths import REPO_ROOT
+
+ETL_BIN = REPO_ROOT / ".bench" / "ethereum-etl" / "bin" / "ethereumetl"
+
+
+@dataclass
+class Result:
+    name: str
+    seconds: float
+    blocks: int
+    txs: int
+    peak_rss_mb: float | None
+
+    @property
+    def blocks_per_s(self) -> float:
+        return self.blocks / self.seconds
+
+    @property
+    def txs_per_s(self) -> float:
+        return self.txs / self.seconds
+
+
+def _run(args: list[str], *, cwd: Path | None = None) -> tuple[float, float]:
+    """Run a command to completion; (wall seconds, that child's own peak RSS in MB)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError(f"{' '.join(args[:4])} failed ({code}): {err.decode()[-2000:]}")
+    # wait4 gives this child's own rusage, not the maximum over every child so far.
+    return seconds, usage.ru_maxrss / 1024  # Linux reports KiB
+
+
+async def raw_pull(url: str, last: int, chunk: int, in_flight: int) -> int:
+    """Blocks with transactions, block receipts and callTracer traces: fetched, parsed as JSON
+    (every client must), then dropped. Returns the transaction count."""
+    from avadata.sources.jsonrpc import JsonRpcClient
+
+    txs = 0
+    async with JsonRpcClient(url, max_in_flight=in_flight) as client:
+        window: list[asyncio.Task[int]] = []
+
+        async def one(start: int, stop: int) -> int:
+            numbers = [hex(n) for n in range(start, stop)]
+            blocks, receipts, traces = await asyncio.gather(
+                client.batch([("eth_getBlockByNumber", [n, True]) for n in numbers]),
+                client.batch([("eth_getBlockReceipts", [n]) for n in numbers]),
+                client.batch(
+                    [("debug_traceBlockByNumber", [n, {"tracer": "callTracer"}]) for n in numbers]
+                ),
+            )
+            for r in (*receipts, *traces):
+                r.unwrap()
+            return sum(len(b.unwrap()["transactions"]) for b in blocks)
+
+        for start in range(0, last + 1, chunk):
+            window.append(asyncio.create_task(one(start, min(start + chunk, last + 1))))
+            if len(window) >= 3:
+                txs += await window.pop(0)
+        for task in window:
+            txs += await task
+    return txs
+
+
+def run_etl(url: str, last: int, workdir: Path, batch: int, workers: int) -> float:
+    """ethereum-etl's documented pipeline for these datasets; returns the peak RSS of its steps."""
+    etl = str(ETL_BIN)
+    common = ["-p", url, "-b", str(batch), "-w", str(workers)]
+    rng = ["-s", "0", "-e", str(last)]
+    steps = [
+        [
+            etl,
+            "export_blocks_and_transactions",
+            *rng,
+            *common,
+            "--blocks-output",
+            "blocks.csv",
+            "--transactions-output",
+            "transactions.csv",
+        ],
+        [
+            etl,
+            "extract_csv_column",
+            "--input",
+            "transactions.csv",
+            "--column",
+            "hash",
+            "--output",
+            "hashes.txt",
+        ],
+        [
+            etl,
+            "export_receipts_and_logs",
+            "--transaction-hashes",
+            "hashes.txt",
+            *common,
+            "--receipts-output",
+            "receipts.csv",
+            "--logs-output",
+            "logs.json",
+        ],
+        [etl, "extract_token_transfers", "--logs", "logs.json", "--output", "token_transfers.csv"],
+        [etl, "export_geth_traces", *rng, *common, "--output", "geth_traces.json"],
+        [etl, "extract_geth_traces", "--input", "geth_traces.json", "--output", "traces.csv"],
+    ]
+    return max(_run(step, cwd=workdir)[1] for step in steps)
+
+
+def measure(
+    url: str, last: int, txs: int, *, db_url: str | None, chunk: int, in_flight: int, etl: bool
+) -> dict[str, Result]:
+    results: dict[str, Result] = {}
+    with tempfile.TemporaryDirectory(prefix="avadata-bench-") as tmp:
+        workdir = Path(tmp)
+        py = sys.executable
+        secs, rss = _run(
+            [py, "-m", "avadata.bench.ingest", "raw", url, str(last), str(chunk), str(in_flight)]
+        )
+        results["raw pull"] = Result(
+            "raw pull (blocks, receipts, traces; JSON only)", secs, last + 1, txs, rss
+        )
+
+        db = db_url or f"sqlite:///{workdir / 'bench.db'}"
+        secs, rss = _run(
+            [
+                py,
+                "-m",
+                "avadata",
+                "index",
+                "--rpc",
+                url,
+                "--db",
+                db,
+                "--once",
+                "--chunk-blocks",
+                str(chunk),
+            ]
+        )
+        results["avadata"] = Result(f"avadata index ({db.split(':')[0]})", secs, last + 1, txs, rss)
+
+        if etl:
+            if not ETL_BIN.exists():
+                subprocess.run([str(REPO_ROOT / "scripts" / "setup-bench.sh")], check=True)
+            t0 = time.perf_counter()
+            peak = run_etl(url, last, workdir, batch=chunk, workers=in_flight)
+            results["ethereum-etl"] = Result(
+                "ethereum-etl 2.4.2 (blocks, txs, receipts, logs, token transfers, geth traces)",
+                time.perf_counter() - t0,
+                last + 1,
+                txs,
+                peak,
+            )
+    return results
+
+
+def report(results: dict[str, Result], *, machine: str, command: str, build_seconds: float) -> str:
+    ours, raw = results["avadata"], results["raw pull"]
+    lines = [
+        f"Command: `{command}`  ",
+        f"Machine: {machine}  ",
+        f"Chain: {ours.blocks:,} blocks, {ours.txs:,} transactions, built by the seeded traffic "
+        f"generator in {build_seconds:.0f} s (not timed below).",
+        "",
+        "| contender | seconds | blocks/s | tx/s | peak RSS (MB) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in results.values():
+        rss = f"{r.peak_rss_mb:.0f}" if r.peak_rss_mb is not None else "-"
+        lines.append(
+            f"| {r.name} | {r.seconds:.1f} | {r.blocks_per_s:.1f} | {r.txs_per_s:.0f} | {rss} |"
+        )
+    lines += [
+        "",
+        f"avadata / raw pull: **{ours.blocks_per_s / raw.blocks_per_s:.2f}x** (target 0.7x)",
+    ]
+    if "ethereum-etl" in results:
+        etl = results["ethereum-etl"]
+        lines.append(
+            f"avadata / ethereum-etl: **{ours.blocks_per_s / etl.blocks_per_s:.2f}x** (target 3x)"
+        )
+    return "\n".join(lines)
+
+
+def _raw_main(argv: list[str]) -> None:
+    url, last, chunk, in_flight = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
+    print(json.dumps({"txs": asyncio.run(raw_pull(url, last, chunk, in_flight))}))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["raw"]:
+        _raw_main(sys.argv[2:])

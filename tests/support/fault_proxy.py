@@ -1,0 +1,88 @@
+"""A loopback HTTP proxy in front of a JSON-RPC node that injects faults.
+
+Faults, drawn from a seeded RNG per request: a delay past the client's timeout, HTTP 429 (with
+Retry-After), HTTP 500, and a 200 whose JSON body is cut short. Everything else is forwarded.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+
+
+class FaultProxy:
+    def __init__(self, upstream: str, *, seed: int = 7, rate: float = 0.2, delay: float = 2.5):
+        self.upstream = upstream
+        self.rng = random.Random(seed)
+        self.rate = rate
+        self.delay = delay
+        self.injected: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self._client = httpx.Client(timeout=60)
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                fault = proxy._draw()
+                if fault == "timeout":
+                    time.sleep(proxy.delay)
+                if fault == "429":
+                    return self._send(429, b'{"error":"slow down"}', {"Retry-After": "0"})
+                if fault == "500":
+                    return self._send(500, b"internal error")
+                upstream = proxy._client.post(
+                    proxy.upstream, content=body, headers={"Content-Type": "application/json"}
+                )
+                content = upstream.content
+                if fault == "truncate" and len(content) > 2:
+                    content = content[: len(content) // 2]
+                self._send(upstream.status_code, content)
+
+            def _send(
+                self, status: int, content: bytes, headers: dict[str, str] | None = None
+            ) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(content)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(content)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (its timeout): exactly what a timeout fault wants
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def _draw(self) -> str | None:
+        with self._lock:
+            if self.rng.random() >= self.rate:
+                return None
+            fault = self.rng.choice(["timeout", "429", "500", "truncate"])
+            self.injected[fault] += 1
+            return fault
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def __enter__(self) -> FaultProxy:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._client.close()
