@@ -1,0 +1,1 @@
+"""`avadata bench ...`: measurements recorded in docs/benchmarks.md, never timed unit tests."""
