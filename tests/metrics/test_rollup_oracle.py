@@ -64,7 +64,11 @@ def _snapshot(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
         schema.metric_first_seen,
     ]
     with engine.connect() as conn:
-        return {t.name: sorted(tuple(r) for r in conn.execute(select(t))) for t in tables}
+        snap = {t.name: sorted(tuple(r) for r in conn.execute(select(t))) for t in tables}
+    # A count moved away from a day (an earlier first sighting arrived later) leaves a 0 row,
+    # which reads exactly like no row.
+    snap["metric_counts"] = [r for r in snap["metric_counts"] if r[-1] != 0]
+    return snap
 
 
 def test_every_metric_every_interval_every_scope(engine: Engine) -> None:

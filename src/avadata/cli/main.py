@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from avadata.cli import bench, decode, devnet, index, serve, up
+from avadata.cli import bench, decode, devnet, index, metrics, serve, up
 
 app = typer.Typer(
     name="avadata",
@@ -19,6 +19,7 @@ app.command("serve", help=serve.HELP)(serve.serve)
 app.command("up", help=up.HELP)(up.up)
 app.add_typer(bench.app, name="bench")
 app.add_typer(decode.app, name="decode")
+app.add_typer(metrics.app, name="metrics")
 
 
 def main() -> None:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
-from avadata.records import ContractCreation, EvmBatch, TokenTransfer, Transaction
+from avadata.records import EvmBatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,22 +96,78 @@ class BucketSums:
         self.sample(o.max_tps, o.max_gps)
 
 
-def deployer_of(c: ContractCreation) -> str:
+class BlockLike(Protocol):
+    @property
+    def number(self) -> int: ...
+    @property
+    def timestamp(self) -> int: ...
+
+
+class TxLike(Protocol):
+    @property
+    def block_number(self) -> int: ...
+    @property
+    def block_timestamp(self) -> int: ...
+    @property
+    def from_address(self) -> str: ...
+    @property
+    def to_address(self) -> str | None: ...
+    @property
+    def gas_used(self) -> int: ...
+    @property
+    def gas_price(self) -> int: ...
+
+
+class TransferLike(Protocol):
+    @property
+    def block_timestamp(self) -> int: ...
+    @property
+    def from_address(self) -> str: ...
+    @property
+    def to_address(self) -> str: ...
+
+
+class CreationLike(Protocol):
+    @property
+    def block_number(self) -> int: ...
+    @property
+    def block_timestamp(self) -> int: ...
+    @property
+    def deployer(self) -> str: ...
+    @property
+    def deployer_contract(self) -> str | None: ...
+
+
+def deployer_of(c: CreationLike) -> str:
     """The seed's deployer: the creating frame's from (a factory when nested, else the sender)."""
     return c.deployer_contract or c.deployer
 
 
 def changes(batch: EvmBatch) -> RollupChanges:
     """Everything `batch` contributes to the rollups."""
-    out = RollupChanges(chain_id=batch.chain_id)
-    txs_by_block: dict[int, list[Transaction]] = {}
-    for t in batch.transactions:
+    return changes_of(
+        batch.chain_id, batch.blocks, batch.transactions, batch.transfers, batch.contracts
+    )
+
+
+def changes_of(
+    chain_id: int,
+    blocks: Iterable[BlockLike],
+    transactions: Iterable[TxLike],
+    transfers: Iterable[TransferLike],
+    contracts: Iterable[CreationLike],
+) -> RollupChanges:
+    """`changes` over any records with the fields it reads (the rebuild passes stored rows)."""
+    out = RollupChanges(chain_id=chain_id)
+    transactions = list(transactions)
+    txs_by_block: dict[int, list[TxLike]] = {}
+    for t in transactions:
         txs_by_block.setdefault(t.block_number, []).append(t)
     creations: dict[int, int] = {}
-    for c in batch.contracts:
+    for c in contracts:
         creations[c.block_number] = creations.get(c.block_number, 0) + 1
         out.deployers.add((start(c.block_timestamp, Interval.DAY), deployer_of(c)))
-    for b in batch.blocks:
+    for b in blocks:
         txs = txs_by_block.get(b.number, [])
         out.blocks.append(
             BlockStats(
@@ -124,12 +181,12 @@ def changes(batch: EvmBatch) -> RollupChanges:
                 contracts=creations.get(b.number, 0),
             )
         )
-    _participants(out, batch.transactions, batch.transfers)
+    _participants(out, transactions, transfers)
     return out
 
 
 def _participants(
-    out: RollupChanges, txs: Iterable[Transaction], transfers: Iterable[TokenTransfer]
+    out: RollupChanges, txs: Iterable[TxLike], transfers: Iterable[TransferLike]
 ) -> None:
     for t in txs:
         hour = start(t.block_timestamp, Interval.HOUR)
