@@ -29,14 +29,19 @@ async def index_chains(
     rpc_urls: Sequence[str],
     options: RunOptions,
     *,
-    appliers: Sequence[Applier] = (),
+    appliers: Sequence[Applier] | None = None,
     on_start: Callable[[int, str, Progress], None] | None = None,
     stop_event: asyncio.Event | None = None,
 ) -> dict[int, Progress]:
     """Index every chain behind `rpc_urls` (chain ID read from each node).
 
     With `once`, backfill each to its current head and return; else follow until `stop_event`.
+    `appliers` default to `default_appliers()` (the metrics rollup).
     """
+    if appliers is None:
+        from avadata.indexer.appliers import default_appliers
+
+        appliers = default_appliers()
     sink = StoreSink(engine, appliers)
     clients = [
         JsonRpcClient(url, timeout=options.timeout, max_in_flight=options.max_in_flight)
