@@ -26,6 +26,7 @@ from avadata.api.data import (
 )
 from avadata.api.deps import AppState
 from avadata.api.encoding import JsonResponse
+from avadata.api.limits import RateLimitMiddleware
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
 from avadata.settings import Settings
@@ -68,6 +69,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         prices=prices,
     )
     errors.install(app)
+    app.add_middleware(RateLimitMiddleware, settings=settings, engine=engine)
     for module in _ROUTERS:
         app.include_router(module.router)
     app.include_router(metrics_api.router)

@@ -43,7 +43,7 @@ class ErrorBody(TypedDict):
 
 # The responses every route documents besides its 200 (OpenAPI `responses=`).
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody, "description": _NAMES[code]} for code in (400, 404, 429, 500)
+    code: {"model": ErrorBody, "description": _NAMES[code]} for code in (400, 401, 404, 429, 500)
 }
 
 

@@ -16,6 +16,7 @@ app = typer.Typer(
 app.command("devnet", help=devnet.HELP)(devnet.devnet)
 app.command("index", help=index.HELP)(index.index)
 app.command("serve", help=serve.HELP)(serve.serve)
+app.add_typer(serve.keys_app, name="keys")
 app.command("up", help=up.HELP)(up.up)
 app.add_typer(bench.app, name="bench")
 app.add_typer(decode.app, name="decode")

@@ -6,6 +6,10 @@ from typing import Annotated
 
 import typer
 
+# The `avadata keys` group lives in cli/keys.py; exposed here so cli/main.py registers it with
+# one line next to `serve` (keys only matter to a served API).
+from avadata.cli.keys import app as keys_app
+
 HELP = """Serve the Data API (EVM chains) from a store written by `avadata index`.
 
 Reads the store read-only; binds 127.0.0.1 unless told otherwise. Settings not given as flags
@@ -14,6 +18,8 @@ come from AVADATA_* environment variables (e.g. AVADATA_PRICES_FILE, AVADATA_RAT
 Example: avadata serve --db sqlite:///data/a.db --port 8080
 then: curl http://127.0.0.1:8080/v1/chains
 """
+
+__all__ = ["HELP", "keys_app", "serve"]
 
 
 def serve(
@@ -28,8 +34,24 @@ def serve(
 
     settings = Settings(db_url=db, host=host, port=port)
     try:
+        _prepare_store(db)
         app = create_app(settings)
     except ValueError as exc:
         typer.echo(f"avadata serve: {exc}", err=True)
         raise typer.Exit(2) from None
     uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+
+
+def _prepare_store(db: str) -> None:
+    """Bring the store to the current schema and create the shared page-token secret once
+    (through a short-lived writer engine; the server itself only reads)."""
+    from avadata.api.keystore import ensure_secret
+    from avadata.store.engine import make_engine
+    from avadata.store.migrate import migrate
+
+    writer = make_engine(db)
+    try:
+        migrate(writer)
+        ensure_secret(writer)
+    finally:
+        writer.dispose()
