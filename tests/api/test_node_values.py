@@ -1,0 +1,144 @@
+"""The Data API against the node: a seeded devnet chain (anvil) is indexed, served, and every
+checked value comes from the node's JSON-RPC (eth_getBlockByNumber, eth_getLogs, eth_call
+balanceOf and eth_getBalance at past blocks), never from our tables."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from eth_utils.address import to_checksum_address
+
+from avadata.api.app import create_app
+from avadata.settings import Settings
+from tests.api.http import TestClient
+from tests.api.test_paging import walk
+
+pytestmark = pytest.mark.e2e
+CHAIN_ID = 43119
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, object, object]]:
+    traffic = pytest.importorskip("avadata.devnet.traffic")
+    from avadata.indexer.run import RunOptions, index_chains
+    from avadata.store.engine import make_engine
+    from avadata.store.migrate import migrate
+    from tests.support.node import Node
+
+    config = traffic.TrafficConfig(days=10, blocks=60, txs_per_block=6, accounts=60)
+    anvil, ledger = traffic.start_with_traffic(CHAIN_ID, config)
+    try:
+        path: Path = tmp_path_factory.mktemp("node") / "store.db"
+        url = f"sqlite:///{path}"
+        engine = make_engine(url)
+        migrate(engine)
+        asyncio.run(index_chains(engine, [anvil.rpc_url], RunOptions(once=True, chunk_blocks=20)))
+        engine.dispose()
+        app = create_app(Settings(db_url=url, page_token_secret="node-values-secret"))
+        with TestClient(app) as client:
+            yield client, Node(anvil.rpc_url), ledger
+    finally:
+        anvil.stop()
+
+
+def test_blocks_match_eth_get_block(served) -> None:
+    client, node, _ = served
+    head = node.head()
+    api = walk(client, f"/v1/chains/{CHAIN_ID}/blocks", "blocks", 100)
+    assert [int(b["blockNumber"]) for b in api] == list(range(head, -1, -1))
+    by_number = {int(b["blockNumber"]): b for b in api}
+    for blk in node.blocks(head):
+        got = by_number[int(blk["number"], 16)]
+        assert got["blockHash"] == blk["hash"] and got["parentHash"] == blk["parentHash"]
+        assert got["blockTimestamp"] == int(blk["timestamp"], 16)
+        assert got["gasUsed"] == str(int(blk["gasUsed"], 16))
+        assert got["gasLimit"] == str(int(blk["gasLimit"], 16))
+        assert got["baseFee"] == str(int(blk.get("baseFeePerGas", "0x0"), 16))
+        assert got["txCount"] == len(blk["transactions"])
+
+
+def test_block_transactions_match_the_node(served) -> None:
+    client, node, _ = served
+    head = node.head()
+    blocks = node.batch([("eth_getBlockByNumber", [hex(n), True]) for n in range(head + 1)])
+    busy = sorted(blocks, key=lambda b: -len(b["transactions"]))[:5]
+    for blk in busy:
+        api = client.get(f"/v1/chains/{CHAIN_ID}/blocks/{blk['hash']}/transactions").json()
+        receipts = node.batch(
+            [("eth_getTransactionReceipt", [t["hash"]]) for t in blk["transactions"]]
+        )
+        assert len(api["transactions"]) == len(blk["transactions"])
+        for got, tx, rc in zip(api["transactions"], blk["transactions"], receipts, strict=True):
+            assert got["txHash"] == tx["hash"]
+            assert got["blockIndex"] == int(tx["transactionIndex"], 16)
+            assert got["from"]["address"] == to_checksum_address(tx["from"])
+            to = tx["to"] or rc["contractAddress"]
+            assert got["to"]["address"] == to_checksum_address(to)
+            assert got["value"] == str(int(tx["value"], 16))
+            assert got["nonce"] == str(int(tx["nonce"], 16))
+            assert got["gasUsed"] == str(int(rc["gasUsed"], 16))
+            assert got["txStatus"] == str(int(rc["status"], 16))
+
+
+def test_token_transfers_match_the_logs(served) -> None:
+    client, node, ledger = served
+    logs = node.token_transfers(node.head())
+    for role in ("token", "collectible", "multi"):
+        token = ledger.roles[role]
+        api = walk(client, f"/v1/chains/{CHAIN_ID}/tokens/{token}/transfers", "transfers", 50)
+        expected = Counter(
+            (blk, li, frm, to, tid, val)
+            for (blk, li, _bi, tok, frm, to, tid, val) in logs
+            if tok == token.lower()
+        )
+        got: Counter[tuple[object, ...]] = Counter()
+        for t in api:
+            member = t.get("erc20Token") or t.get("erc721Token") or t.get("erc1155Token")
+            tid = None if "erc20Token" in t else int(member["tokenId"])
+            val = int(t.get("value", 1))
+            got[
+                (
+                    int(t["blockNumber"]),
+                    t["logIndex"],
+                    t["from"]["address"].lower(),
+                    t["to"]["address"].lower(),
+                    tid,
+                    val,
+                )
+            ] += 1
+        assert expected and got == expected, role
+
+
+def test_erc20_balances_match_balance_of(served) -> None:
+    client, node, ledger = served
+    head = node.head()
+    token = ledger.roles["token"]
+    logs = node.token_transfers(head)
+    holders = sorted({to for (_b, _l, _i, tok, _f, to, _t, _v) in logs if tok == token.lower()})
+    holders = [h for h in holders if h != "0x" + "00" * 20][:6]
+    assert holders
+    for holder in holders:
+        for block in (head // 3, 2 * head // 3, head):
+            api = client.get(
+                f"/v1/chains/{CHAIN_ID}/addresses/{holder}/balances:listErc20",
+                params={
+                    "blockNumber": str(block),
+                    "contractAddresses": token,
+                    "filterSpamTokens": "false",
+                },
+            ).json()
+            want = node.balance_of(token, holder, block)
+            got = [b for b in api["erc20TokenBalances"] if b["address"].lower() == token.lower()]
+            assert (int(got[0]["balance"]) if got else 0) == want, (holder, block)
+
+
+def test_native_balance_matches_get_balance(served) -> None:
+    client, node, ledger = served
+    head = node.head()
+    for address in ledger.addresses[:5]:
+        api = client.get(f"/v1/chains/{CHAIN_ID}/addresses/{address}/balances:listErc20").json()
+        assert api["nativeTokenBalance"]["balance"] == str(node.native_balance(address, head))
