@@ -11,6 +11,39 @@ app = typer.Typer(
 )
 
 
+@app.command("codec")
+def codec(
+    blocks: Annotated[int, typer.Option(help="P-chain blocks in the mixed stream")] = 2_000,
+    seconds: Annotated[float, typer.Option(help="minimum seconds per decoder and stream")] = 5.0,
+    seed: Annotated[int, typer.Option(help="seed of the stream builder")] = 1,
+    write_docs: Annotated[
+        bool, typer.Option(help="record the result in docs/benchmarks.md")
+    ] = True,
+) -> None:
+    """Decode throughput (tx/s) of a mixed P-chain block stream, ours beside avalanchejs.
+
+    Example: avadata bench codec --blocks 2000 --seconds 5
+    """
+    from avadata.bench import codec as bench
+    from avadata.bench.machine import describe, write_section
+    from avadata.paths import REPO_ROOT, TOOLS_DIR
+
+    command = f"avadata bench codec --blocks {blocks} --seconds {seconds:g} --seed {seed}"
+    parts = []
+    for with_bls, title in (
+        (True, "Mixed stream, validator txs with BLS proofs of possession"),
+        (False, "Same stream shape, validator txs with an empty signer (codec work only)"),
+    ):
+        stream = bench.build_stream(blocks, seed, with_bls=with_bls)
+        ours = bench.measure_ours(stream, seconds)
+        theirs = bench.measure_avalanchejs(stream, seconds, TOOLS_DIR)
+        parts.append(f"### {title}\n\n" + bench.report(ours, theirs, stream, describe(), command))
+    text = "\n\n".join(parts)
+    typer.echo(text)
+    if write_docs:
+        write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench codec", text)
+
+
 @app.command("ingest")
 def ingest(
     blocks: Annotated[int, typer.Option(help="blocks in the seeded chain")] = 2_050,

@@ -21,6 +21,10 @@ _U16 = struct.Struct(">H")
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 _I64 = struct.Struct(">q")
+_U16_AT = _U16.unpack_from
+_U32_AT = _U32.unpack_from
+_U64_AT = _U64.unpack_from
+_I64_AT = _I64.unpack_from
 
 
 class DecodeError(ValueError):
@@ -42,32 +46,60 @@ class Reader:
         self.pos = pos
         self.end = len(self.buf)
 
+    def _short(self, n: int, what: str) -> DecodeError:
+        return DecodeError(self.pos, f"{what} ({n} bytes), {self.end - self.pos} left")
+
     def _need(self, n: int, what: str) -> int:
         pos = self.pos
         if pos + n > self.end:
-            raise DecodeError(pos, f"{what} ({n} bytes), {self.end - pos} left")
+            raise self._short(n, what)
         self.pos = pos + n
         return pos
 
+    # The integer readers let struct report a short buffer (struct.error) instead of checking
+    # bounds first: this is the decoder's hot path.
     def u8(self) -> int:
-        pos = self._need(1, "uint8")
+        pos = self.pos
+        if pos >= self.end:
+            raise self._short(1, "uint8")
+        self.pos = pos + 1
         return self.buf[pos]
 
     def u16(self) -> int:
-        pos = self._need(2, "uint16")
-        return int(_U16.unpack_from(self.buf, pos)[0])
+        pos = self.pos
+        try:
+            v: int = _U16_AT(self.buf, pos)[0]
+        except struct.error:
+            raise self._short(2, "uint16") from None
+        self.pos = pos + 2
+        return v
 
     def u32(self) -> int:
-        pos = self._need(4, "uint32")
-        return int(_U32.unpack_from(self.buf, pos)[0])
+        pos = self.pos
+        try:
+            v: int = _U32_AT(self.buf, pos)[0]
+        except struct.error:
+            raise self._short(4, "uint32") from None
+        self.pos = pos + 4
+        return v
 
     def u64(self) -> int:
-        pos = self._need(8, "uint64")
-        return int(_U64.unpack_from(self.buf, pos)[0])
+        pos = self.pos
+        try:
+            v: int = _U64_AT(self.buf, pos)[0]
+        except struct.error:
+            raise self._short(8, "uint64") from None
+        self.pos = pos + 8
+        return v
 
     def i64(self) -> int:
-        pos = self._need(8, "int64")
-        return int(_I64.unpack_from(self.buf, pos)[0])
+        pos = self.pos
+        try:
+            v: int = _I64_AT(self.buf, pos)[0]
+        except struct.error:
+            raise self._short(8, "int64") from None
+        self.pos = pos + 8
+        return v
 
     def boolean(self) -> bool:
         pos = self._need(1, "bool")
@@ -77,8 +109,12 @@ class Reader:
         return b == 1
 
     def fixed(self, n: int, what: str = "bytes") -> bytes:
-        pos = self._need(n, what)
-        return self.buf[pos : pos + n]
+        pos = self.pos
+        end = pos + n
+        if end > self.end:
+            raise self._short(n, what)
+        self.pos = end
+        return self.buf[pos:end]
 
     def count(self, min_elem_size: int, what: str = "slice") -> int:
         """A u32 element count, refused when the elements cannot fit in what is left."""
