@@ -55,11 +55,10 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     eng = make_engine(f"sqlite:///{path}")
     try:
         migrate(eng)
-        with eng.connect() as conn:
-            # Fold the WAL into the main file so a plain copy carries everything.
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
+        # Closing the last connection checkpoints the WAL into the file and removes it.
         eng.dispose()
+    assert not path.with_name(path.name + "-wal").exists()
     return path
 
 

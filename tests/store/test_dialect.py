@@ -1,0 +1,149 @@
+"""Each fenced function of dialect.py, on both engines."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table, select, text
+from sqlalchemy.exc import DBAPIError
+
+from avadata.store import dialect, make_engine, make_reader_engine
+from avadata.store.schema import chains
+
+
+def _kv(engine):
+    md = MetaData()
+    t = Table(
+        "kv",
+        md,
+        Column("k", Integer, primary_key=True),
+        Column("v", String(20)),
+        Column("version", Integer, nullable=False),
+    )
+    md.create_all(engine)
+    return t
+
+
+def _dump(engine, t):
+    with engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(select(t).order_by(t.c.k))]
+
+
+def test_insert_or_ignore_keeps_the_first_row(engine):
+    t = _kv(engine)
+    with engine.begin() as conn:
+        conn.execute(dialect.insert_or_ignore(conn, t), [{"k": 1, "v": "a", "version": 1}])
+        # executemany with a mix of new and existing keys: only the new one lands.
+        conn.execute(
+            dialect.insert_or_ignore(conn, t),
+            [{"k": 1, "v": "b", "version": 2}, {"k": 2, "v": "c", "version": 1}],
+        )
+    assert _dump(engine, t) == [(1, "a", 1), (2, "c", 1)]
+
+
+def test_upsert_updates_and_guards(engine):
+    t = _kv(engine)
+
+    def up(conn, rows):
+        stmt = dialect.upsert(
+            conn,
+            t,
+            keys=("k",),
+            set_=lambda ex: {"v": ex.v, "version": ex.version},
+            where=lambda ex: ex.version > t.c.version,
+        )
+        conn.execute(stmt, rows)
+
+    with engine.begin() as conn:
+        up(conn, [{"k": 1, "v": "a", "version": 5}])
+        up(conn, [{"k": 1, "v": "older", "version": 4}, {"k": 2, "v": "new", "version": 1}])
+        up(conn, [{"k": 1, "v": "newer", "version": 6}])
+    assert _dump(engine, t) == [(1, "newer", 6), (2, "new", 1)]
+
+
+def test_upsert_without_guard_overwrites(engine):
+    t = _kv(engine)
+    with engine.begin() as conn:
+        for v in ("a", "b"):
+            stmt = dialect.upsert(conn, t, keys=("k",), set_=lambda ex: {"v": ex.v})
+            conn.execute(stmt, {"k": 1, "v": v, "version": 1})
+    assert _dump(engine, t) == [(1, "b", 1)]
+
+
+def test_migration_lock_runs_inside_a_transaction(engine):
+    with engine.begin() as conn:
+        dialect.migration_lock(conn)
+        assert conn.execute(text("SELECT 1")).scalar_one() == 1
+
+
+def test_reader_engine_refuses_writes(engine, db_url):
+    reader = make_reader_engine(db_url)
+    try:
+        with reader.connect() as conn:
+            assert conn.execute(select(chains.c.chain_id)).all() == []
+        with pytest.raises(DBAPIError), reader.begin() as conn:
+            conn.execute(chains.insert().values(chain_id=1, has_traces=True))
+    finally:
+        reader.dispose()
+
+
+def test_sqlite_writer_pragmas(tmp_path):
+    eng = make_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    try:
+        with eng.connect() as conn:
+            got = {
+                name: conn.exec_driver_sql(f"PRAGMA {name}").scalar_one()
+                for name in ("journal_mode", "synchronous", "busy_timeout", "foreign_keys")
+            }
+    finally:
+        eng.dispose()
+    # synchronous: 1 is NORMAL.
+    assert got == {
+        "journal_mode": "wal",
+        "synchronous": 1,
+        "busy_timeout": 10000,
+        "foreign_keys": 1,
+    }
+
+
+def test_sqlite_writer_takes_the_write_lock_at_begin(tmp_path):
+    path = tmp_path / "lock.db"
+    eng = make_engine(f"sqlite:///{path}")
+    try:
+        with eng.begin() as conn:
+            conn.execute(text("SELECT 1"))  # only a read, yet the write lock is held
+            other = sqlite3.connect(path, timeout=0, isolation_level=None)
+            try:
+                with pytest.raises(sqlite3.OperationalError, match="locked"):
+                    other.execute("BEGIN IMMEDIATE")
+            finally:
+                other.close()
+    finally:
+        eng.dispose()
+
+
+@pytest.mark.parametrize(
+    "url,driver",
+    [
+        ("postgresql://u@h:5432/db", "postgresql+psycopg"),
+        ("postgres://u@h/db", "postgresql+psycopg"),
+        ("sqlite:///x.db", "sqlite"),
+    ],
+)
+def test_normalize_url(url, driver):
+    assert dialect.normalize_url(url).drivername == driver
+
+
+def test_normalize_url_read_only_sqlite():
+    u = dialect.normalize_url("sqlite:////tmp/x.db", read_only=True)
+    assert u.database == "file:/tmp/x.db" and u.query["mode"] == "ro"
+    with pytest.raises(ValueError):
+        dialect.normalize_url("sqlite://", read_only=True)
+    with pytest.raises(ValueError):
+        dialect.normalize_url("mysql://u@h/db")
+
+
+def test_is_sqlite_url():
+    assert dialect.is_sqlite_url("sqlite:///a.db")
+    assert not dialect.is_sqlite_url("postgresql://u@h/db")
