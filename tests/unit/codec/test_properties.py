@@ -3,6 +3,7 @@ any truncation or mutation of valid bytes gives DecodeError or a valid object, n
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -154,7 +155,11 @@ def mutated(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+# AVADATA_FUZZ_EXAMPLES raises this for the long fuzz run recorded in docs/benchmarks.md.
+FUZZ_EXAMPLES = int(os.environ.get("AVADATA_FUZZ_EXAMPLES", "300"))
+
+
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(mutated())
 def test_mutations_give_decode_error_or_an_object(data: bytes) -> None:
     decode_all_or_decode_error(data)
