@@ -22,7 +22,9 @@ CHAIN_ID = 43119
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, object, object]]:
+def served(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[TestClient, object, object, str]]:
     traffic = pytest.importorskip("avadata.devnet.traffic")
     from avadata.indexer.run import RunOptions, index_chains
     from avadata.store.engine import make_engine
@@ -40,13 +42,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClien
         engine.dispose()
         app = create_app(Settings(db_url=url, page_token_secret="node-values-secret"))
         with TestClient(app) as client:
-            yield client, Node(anvil.rpc_url), ledger
+            yield client, Node(anvil.rpc_url), ledger, url
     finally:
         anvil.stop()
 
 
 def test_blocks_match_eth_get_block(served) -> None:
-    client, node, _ = served
+    client, node, _, _ = served
     head = node.head()
     api = walk(client, f"/v1/chains/{CHAIN_ID}/blocks", "blocks", 100)
     assert [int(b["blockNumber"]) for b in api] == list(range(head, -1, -1))
@@ -62,7 +64,7 @@ def test_blocks_match_eth_get_block(served) -> None:
 
 
 def test_block_transactions_match_the_node(served) -> None:
-    client, node, _ = served
+    client, node, _, _ = served
     head = node.head()
     blocks = node.batch([("eth_getBlockByNumber", [hex(n), True]) for n in range(head + 1)])
     busy = sorted(blocks, key=lambda b: -len(b["transactions"]))[:5]
@@ -85,7 +87,7 @@ def test_block_transactions_match_the_node(served) -> None:
 
 
 def test_token_transfers_match_the_logs(served) -> None:
-    client, node, ledger = served
+    client, node, ledger, _ = served
     logs = node.token_transfers(node.head())
     for role in ("token", "collectible", "multi"):
         token = ledger.roles[role]
@@ -114,7 +116,7 @@ def test_token_transfers_match_the_logs(served) -> None:
 
 
 def test_erc20_balances_match_balance_of(served) -> None:
-    client, node, ledger = served
+    client, node, ledger, _ = served
     head = node.head()
     token = ledger.roles["token"]
     logs = node.token_transfers(head)
@@ -137,8 +139,52 @@ def test_erc20_balances_match_balance_of(served) -> None:
 
 
 def test_native_balance_matches_get_balance(served) -> None:
-    client, node, ledger = served
+    client, node, ledger, _ = served
     head = node.head()
     for address in ledger.addresses[:5]:
         api = client.get(f"/v1/chains/{CHAIN_ID}/addresses/{address}/balances:listErc20").json()
         assert api["nativeTokenBalance"]["balance"] == str(node.native_balance(address, head))
+
+
+def test_nft_worker_reads_token_uris_from_the_node(served) -> None:
+    import httpx
+
+    from avadata.api.nft import calls
+    from avadata.api.nft.worker import run_once
+    from avadata.store.engine import make_engine
+
+    client, node, ledger, url = served
+    collectible = ledger.roles["collectible"]
+    engine = make_engine(url)
+    with httpx.Client(timeout=10) as http:
+
+        def token_uri(rpc_url: str, token: str, standard: str, token_id: int) -> str:
+            return calls.token_uri(http, rpc_url, token, standard, token_id)
+
+        # No fetch function: nothing but the node is contacted; data: URIs resolve offline.
+        while run_once(engine, Settings(db_url=url), token_uri=token_uri, fetch=None):
+            pass
+    engine.dispose()
+    tokens = walk(
+        client, f"/v1/chains/{CHAIN_ID}/nfts/collections/{collectible}/tokens", "tokens", 100
+    )
+    assert tokens
+    name = node.call("eth_call", [{"to": collectible, "data": "0x06fdde03"}, "latest"])
+    from eth_abi.abi import decode
+
+    (collection_name,) = decode(["string"], bytes.fromhex(name[2:]))
+    for t in tokens:
+        tid = int(t["tokenId"])
+        meta = t["metadata"]
+        if "ownerAddress" not in t:  # burnt: tokenURI reverts on the node
+            assert meta["indexStatus"] == "MISSING_TOKEN"
+        elif tid % 3 == 0:
+            assert meta["indexStatus"] == "INDEXED"
+            assert meta["name"] == f"{collection_name} #{tid}"
+            assert t["tokenUri"].startswith("data:application/json;base64,")
+        elif tid % 3 == 1:
+            assert t["tokenUri"] == f"http://127.0.0.1:9650/nft/{tid}.json"
+            assert meta["indexStatus"] == "UNINDEXED"
+        else:
+            assert t["tokenUri"] == f"ipfs://bafybeidevnetcollectible/{tid}"
+            assert meta["indexStatus"] == "UNINDEXED"

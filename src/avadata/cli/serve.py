@@ -26,6 +26,14 @@ def serve(
     db: Annotated[str, typer.Option("--db", help="sqlite:///path/file.db or postgresql://...")],
     host: Annotated[str, typer.Option("--host", help="address to bind")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port")] = 8080,
+    nft_worker: Annotated[
+        bool,
+        typer.Option(
+            "--nft-worker",
+            help="also resolve NFT metadata in the background (tokenURI by eth_call; http/ipfs "
+            "fetches only with AVADATA_NFT_FETCH_ENABLED=true)",
+        ),
+    ] = False,
 ) -> None:
     import uvicorn
 
@@ -39,7 +47,18 @@ def serve(
     except ValueError as exc:
         typer.echo(f"avadata serve: {exc}", err=True)
         raise typer.Exit(2) from None
-    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+    worker = None
+    if nft_worker:
+        from avadata.api.nft.worker import Worker
+        from avadata.store.engine import make_engine
+
+        worker = Worker(make_engine(db), settings)
+        worker.start()
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+    finally:
+        if worker is not None:
+            worker.stop()
 
 
 def _prepare_store(db: str) -> None:

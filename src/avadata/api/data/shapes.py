@@ -25,6 +25,7 @@ from avadata.api.data.models import (
     Money,
     RichAddress,
 )
+from avadata.api.nft import status as nft_status
 from avadata.store.queries.keyset import AnyRow
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
@@ -32,8 +33,7 @@ ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 # nft_tokens.index_status -> the reference's NftTokenMetadataStatus. The store's own words map
 # onto the nearest status; a reference value stored as is passes through.
 _STATUS_WORDS: dict[str, IndexStatus] = {
-    "pending": "UNINDEXED",
-    "indexed": "INDEXED",
+    **cast(dict[str, IndexStatus], nft_status.SERVED),
     "failed": "UNREACHABLE_TOKEN_URI",
     "unindexable": "INVALID_TOKEN_URI",
 }
