@@ -241,12 +241,15 @@ def struct(cls: S) -> S:
     dc: Any = dataclasses.dataclass(frozen=True, slots=True)(cls)
     hints = typing.get_type_hints(dc, include_extras=True)
     fields: list[tuple[str, Kind]] = []
+    json_names: dict[str, str] = {}
     for f in dataclasses.fields(dc):
         meta = getattr(hints[f.name], "__metadata__", ())
         kinds = [m for m in meta if isinstance(m, Kind)]
         if kinds:
             fields.append((f.name, kinds[0]))
+        json_names.update((f.name, m.name) for m in meta if isinstance(m, JsonName))
     dc.__codec_fields__ = tuple(fields)
+    dc.__codec_json__ = json_names
     dc.__codec_min_size__ = sum(k.min_size for _, k in fields)
     dc.__codec_readers__ = tuple(k.read for _, k in fields)
     dc.__codec_plain__ = len(fields) == len(dataclasses.fields(dc))

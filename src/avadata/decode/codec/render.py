@@ -73,12 +73,13 @@ def value(kind: Kind, name: str, v: Any, ctx: Context) -> Any:
 
 def struct_json(obj: Any, ctx: Context, with_type: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"type": type(obj).__name__} if with_type else {}
+    names: dict[str, str] = obj.__codec_json__
     for name, kind in obj.__codec_fields__:
         v = getattr(obj, name)
         if name == "base":  # avax.BaseTx is inlined in Go; flatten it in JSON too
             out.update(struct_json(v, ctx))
         else:
-            out[camel(name)] = value(kind, name, v, ctx)
+            out[names.get(name) or camel(name)] = value(kind, name, v, ctx)
     if isinstance(obj, TransferableInput):
         out["utxoId"] = cb58_encode(utxo_id(obj.tx_id, obj.output_index))
     return out
