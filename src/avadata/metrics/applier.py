@@ -80,12 +80,7 @@ def apply_changes(conn: Connection, ch: RollupChanges) -> None:
     deltas = bucket_sums(new_blocks)
     _add_samples(conn, ch.chain_id, new_blocks, deltas)
     _write_sums(conn, ch.chain_id, deltas)
-    every = set(ALL_INTERVALS)
-    _members(conn, scopes, KIND_ACTIVE, Interval.HOUR, ch.active, every, FIRST_ADDRESS)
-    _members(conn, scopes, KIND_SENDER, Interval.HOUR, ch.senders, every, None)
-    _members(
-        conn, scopes, KIND_DEPLOYER, Interval.DAY, ch.deployers, {Interval.DAY}, FIRST_DEPLOYER
-    )
+    _distinct(conn, scopes, ch)
 
 
 def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterable[Sequence[Any]]:
@@ -221,60 +216,60 @@ def _write_sums(
     conn.execute(stmt, params)
 
 
-def _members(
-    conn: Connection,
-    scopes: list[str],
-    kind: str,
-    base: Interval,
-    keys: set[tuple[int, str]],
-    intervals: set[Interval],
-    first_kind: str | None,
-) -> None:
-    """Insert membership at `base` (hour or day), cascading only new rows outward."""
-    pending = keys
+Member = tuple[str, str, int, str]  # (kind, interval code, bucket, address)
+Deltas = Counter[tuple[str, str, str, int]]  # (scope, kind, interval code, bucket) -> +n
+_FIRST_KIND = {KIND_ACTIVE: FIRST_ADDRESS, KIND_DEPLOYER: FIRST_DEPLOYER}
+_H, _D, _W, _M = (i.code for i in ALL_INTERVALS)
+
+
+def _distinct(conn: Connection, scopes: list[str], ch: RollupChanges) -> None:
+    """Membership for every scope, cascading only new rows: hour -> day -> week and month,
+    and chain -> network -> total. Three INSERTs per scope, one counter upsert in all."""
+    deltas: Deltas = Counter()
+    hours: set[Member] = {(KIND_ACTIVE, _H, b, a) for b, a in ch.active}
+    hours |= {(KIND_SENDER, _H, b, a) for b, a in ch.senders}
+    deployer_days: set[Member] = {(KIND_DEPLOYER, _D, d, a) for d, a in ch.deployers}
     for scope in scopes:
-        if not pending:
-            return
-        new_base = _insert_members(conn, scope, kind, base, pending)
-        new_day = new_base
-        if base is Interval.HOUR:
-            day_keys = {(start(b, Interval.DAY), a) for b, a in new_base}
-            new_day = _insert_members(conn, scope, kind, Interval.DAY, day_keys)
-        for coarse in (Interval.WEEK, Interval.MONTH):
-            if coarse in intervals:
-                coarse_keys = {(start(d, coarse), a) for d, a in new_day}
-                _insert_members(conn, scope, kind, coarse, coarse_keys)
-        if first_kind is not None:
-            _first_seen(conn, scope, first_kind, new_day)
-        pending = new_base
+        if not hours and not deployer_days:
+            break
+        new_hours = _insert_members(conn, scope, hours, deltas)
+        days = {(k, _D, start(b, Interval.DAY), a) for k, _, b, a in new_hours}
+        new_days = _insert_members(conn, scope, days | deployer_days, deltas)
+        coarse: set[Member] = set()
+        for k, _, d, a in new_days:
+            if k != KIND_DEPLOYER:  # deployers are a day-only metric
+                coarse.add((k, _W, start(d, Interval.WEEK), a))
+                coarse.add((k, _M, start(d, Interval.MONTH), a))
+        _insert_members(conn, scope, coarse, deltas)
+        _first_seen(conn, scope, new_days, deltas)
+        hours = new_hours
+        deployer_days = {m for m in new_days if m[0] == KIND_DEPLOYER}
+    _bump(conn, deltas)
 
 
-def _insert_members(
-    conn: Connection, scope: str, kind: str, interval: Interval, keys: set[tuple[int, str]]
-) -> set[tuple[int, str]]:
+def _insert_members(conn: Connection, scope: str, keys: set[Member], deltas: Deltas) -> set[Member]:
     """Insert-or-ignore membership rows; count and return the ones that were new."""
     if not keys:
         return set()
     m = metric_members.c
-    stmt = dialect.insert_or_ignore(conn, metric_members).returning(m.bucket, m.address)
+    stmt = dialect.insert_or_ignore(conn, metric_members).returning(
+        m.kind, m.interval, m.bucket, m.address
+    )
     rows = [
-        {"scope": scope, "kind": kind, "interval": interval.code, "bucket": b, "address": a}
-        for b, a in sorted(keys)
+        {"scope": scope, "kind": k, "interval": i, "bucket": b, "address": a}
+        for k, i, b, a in sorted(keys)
     ]
-    new: set[tuple[int, str]] = set()
-    for part in _chunks(rows):
-        new.update((r[0], r[1]) for r in conn.execute(stmt, list(part)))
-    _bump(conn, scope, kind, interval, Counter(b for b, _ in new))
+    new: set[Member] = {(r[0], r[1], r[2], r[3]) for r in conn.execute(stmt, rows)}
+    for k, i, b, _ in new:
+        deltas[(scope, k, i, b)] += 1
     return new
 
 
-def _bump(
-    conn: Connection, scope: str, kind: str, interval: Interval, deltas: Counter[int]
-) -> None:
+def _bump(conn: Connection, deltas: Deltas) -> None:
     """count += delta per bucket, atomically in SQL (safe with concurrent writers)."""
     rows = [
-        {"scope": scope, "kind": kind, "interval": interval.code, "bucket": b, "count": n}
-        for b, n in sorted(deltas.items())
+        {"scope": sc, "kind": k, "interval": i, "bucket": b, "count": n}
+        for (sc, k, i, b), n in sorted(deltas.items())
         if n != 0
     ]
     if not rows:
@@ -288,13 +283,20 @@ def _bump(
     conn.execute(stmt, rows)
 
 
-def _first_seen(conn: Connection, scope: str, kind: str, new_day: set[tuple[int, str]]) -> None:
+def _first_seen(conn: Connection, scope: str, new_days: set[Member], deltas: Deltas) -> None:
     """Record first sightings (earliest day wins) and move the per-day counts accordingly."""
-    if not new_day:
-        return
-    earliest: dict[str, int] = {}
-    for day, a in new_day:
-        earliest[a] = min(day, earliest.get(a, day))
+    for member_kind, kind in _FIRST_KIND.items():
+        earliest: dict[str, int] = {}
+        for k, _, day, a in new_days:
+            if k == member_kind:
+                earliest[a] = min(day, earliest.get(a, day))
+        if earliest:
+            _first_seen_kind(conn, scope, kind, earliest, deltas)
+
+
+def _first_seen_kind(
+    conn: Connection, scope: str, kind: str, earliest: dict[str, int], deltas: Deltas
+) -> None:
     f = metric_first_seen.c
     stmt = dialect.insert_or_ignore(conn, metric_first_seen).returning(f.address)
     rows = [
@@ -304,7 +306,8 @@ def _first_seen(conn: Connection, scope: str, kind: str, new_day: set[tuple[int,
     inserted: set[str] = set()
     for part in _chunks(rows):
         inserted.update(r[0] for r in conn.execute(stmt, list(part)))
-    deltas: Counter[int] = Counter(earliest[a] for a in inserted)
+    for a in inserted:
+        deltas[(scope, kind, _D, earliest[a])] += 1
     rest = sorted(set(earliest) - inserted)
     moves = []
     for part in _chunks(rest):
@@ -315,8 +318,8 @@ def _first_seen(conn: Connection, scope: str, kind: str, new_day: set[tuple[int,
         )
         for a, old in conn.execute(q):
             if earliest[a] < old:
-                deltas[old] -= 1
-                deltas[earliest[a]] += 1
+                deltas[(scope, kind, _D, old)] -= 1
+                deltas[(scope, kind, _D, earliest[a])] += 1
                 moves.append({"k_address": a, "first_day": earliest[a]})
     if moves:
         conn.execute(
@@ -325,4 +328,3 @@ def _first_seen(conn: Connection, scope: str, kind: str, new_day: set[tuple[int,
             .values(first_day=bindparam("first_day")),
             moves,
         )
-    _bump(conn, scope, kind, Interval.DAY, deltas)
