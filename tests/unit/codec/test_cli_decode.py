@@ -100,3 +100,17 @@ def test_bad_input_is_one_line_with_offset(args: list[str], offset: int) -> None
     assert len(lines) == 1, res.stderr
     assert "Traceback" not in res.stderr
     assert f"at byte {offset}:" in lines[0] and "expected" in lines[0]
+
+
+def test_cchain_block_gives_eth_hash_and_atomic_tx_ids() -> None:
+    v = next(b for b in entries("cchain_atomic.json", "blocks") if "ext_data_atomic_tx_id" in b)
+    out = ok("block", "--chain", "c", v["rlp_hex"])
+    assert out["blockId"] == v["stated_block_hash"]
+    assert [t["txHash"] for t in out["atomicTransactions"]] == [v["ext_data_atomic_tx_id"]]
+
+
+def test_xchain_vertex_block() -> None:
+    v = entries("xchain.json", "vertices")[0]
+    out = ok("block", "--chain", "x", v["hex"])
+    assert out["blockId"] == v["vertex_id"] and out["blockType"] == "Vertex"
+    assert out["height"] == v["decoded"]["height"]
