@@ -10,7 +10,7 @@ A = f"{C}/addresses/{ALICE}"
 # (path, list key, paginated by nextPageToken, max pageSize)
 LISTS: list[tuple[str, str, int]] = [
     (f"{C}/blocks", "blocks", 100),
-    (f"{C}/blocks/5/transactions", "transactions", 100),
+    (f"{C}/blocks/7/transactions", "transactions", 100),
     (f"{C}/transactions", "transactions", 100),
     (f"{A}/transactions:listErc20", "transactions", 100),
     (f"{A}/transactions:listErc721", "transactions", 100),
