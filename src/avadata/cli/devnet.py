@@ -1,11 +1,78 @@
-"""`avadata devnet`."""
+"""`avadata devnet`: run the local network (anvil chains + seeded history + node facade)."""
 
 from __future__ import annotations
 
-from avadata.cli.notyet import not_yet
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Annotated
 
-HELP = "devnet: not yet implemented."
+import typer
+
+HELP = """Run a local Avalanche devnet: real EVM nodes (anvil) with seeded history, one port.
+
+Starts one anvil per EVM chain (the C-chain, chain ID 43113, and the L1s alpha 99901 and
+beta 99902) on 127.0.0.1, fills each with a seeded history (contracts, native and token
+transfers, NFTs, internal calls, creations, reverts across 45 simulated days that end at
+today's midnight UTC), then serves them behind a node facade and keeps mining a few live
+blocks every --live-interval seconds. The same --seed on the same day gives the same chains.
+With --data-dir the chains are saved on exit and reloaded (not regenerated) next time.
+Prints the RPC URLs and runs until Ctrl-C.
+
+Example: avadata devnet --port 9650 --data-dir data/devnet --seed 1
+then: curl -s -X POST -H 'content-type: application/json' \\
+  -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' \\
+  http://127.0.0.1:9650/ext/bc/C/rpc
+"""
 
 
-def devnet() -> None:
-    not_yet("devnet")
+def devnet(
+    port: Annotated[int, typer.Option(help="node facade port on 127.0.0.1")] = 9650,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="keep the chains' state and ledgers here across restarts"),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="traffic generator seed")] = 1,
+    blocks: Annotated[int, typer.Option(help="history blocks per chain")] = 300,
+    txs_per_block: Annotated[int, typer.Option(help="mean transactions per history block")] = 10,
+    days: Annotated[int, typer.Option(help="simulated days of history")] = 45,
+    live_interval: Annotated[
+        float, typer.Option(help="seconds between live blocks; 0 for none")
+    ] = 3.0,
+) -> None:
+    from avadata.devnet.network import Devnet, DevnetConfig
+    from avadata.devnet.traffic import TrafficConfig
+
+    config = DevnetConfig(
+        port=port,
+        data_dir=data_dir,
+        seed=seed,
+        history=TrafficConfig(
+            seed=seed, days=days, blocks=blocks, txs_per_block=txs_per_block, start_timestamp=0
+        ),
+        live_interval=live_interval or None,
+    )
+    # SIGTERM (from `avadata up` or a service manager) stops as cleanly as Ctrl-C.
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    net = Devnet(config)
+    typer.echo(f"avadata devnet: building {len(config.chains)} chains...", err=True)
+    started = time.perf_counter()
+    try:
+        net.start()
+        typer.echo(f"avadata devnet: up in {time.perf_counter() - started:.1f}s")
+        typer.echo(f"  node       {net.url}  (GET /ext/health)")
+        for name, chain in net.chains.items():
+            typer.echo(
+                f"  {name:<10} chain {chain.spec.chain_id:<6} {chain.rpc_url}"
+                f"  (anvil {chain.anvil.rpc_url}, {len(chain.ledger.txs)} txs)"
+            )
+        typer.echo("Ctrl-C stops it.", err=True)
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        typer.echo("avadata devnet: stopping", err=True)
+        net.stop()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
+import queue
 import re
 import select
 import signal
@@ -19,6 +20,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -37,6 +39,8 @@ _LISTENING = re.compile(r"Listening on ([0-9.]+):(\d+)")
 _PR_SET_PDEATHSIG = 1
 
 _running: set[AnvilProcess] = set()
+_spawn_queue: queue.Queue[tuple[list[str], Future[subprocess.Popen[bytes]]]] = queue.Queue()
+_spawner: threading.Thread | None = None
 _running_lock = threading.Lock()
 
 
@@ -127,6 +131,38 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
+def _spawner_loop() -> None:
+    while True:
+        argv, future = _spawn_queue.get()
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent,
+            )
+        except BaseException as exc:
+            future.set_exception(exc)
+        else:
+            future.set_result(proc)
+
+
+def _spawn(argv: list[str]) -> subprocess.Popen[bytes]:
+    """Popen from one long-lived thread. PR_SET_PDEATHSIG fires when the *thread* that forked
+    the child exits, not the process: an anvil started from a short-lived worker thread (a
+    ThreadPoolExecutor's, say) would be killed with it. This daemon thread lives as long as
+    the process does."""
+    global _spawner
+    with _running_lock:
+        if _spawner is None:
+            _spawner = threading.Thread(target=_spawner_loop, name="anvil-spawner", daemon=True)
+            _spawner.start()
+    future: Future[subprocess.Popen[bytes]] = Future()
+    _spawn_queue.put((argv, future))
+    return future.result()
+
+
 def anvil_args(options: AnvilOptions) -> list[str]:
     """The command line for `options` (without the binary)."""
     args = [
@@ -180,13 +216,7 @@ def start_anvil(
     binary = anvil_binary()
     # The port line is the first thing we need; read it from a pipe, then let a thread drain
     # (or copy) the rest so anvil never blocks on a full pipe.
-    proc = subprocess.Popen(
-        [str(binary), *anvil_args(options)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        preexec_fn=_die_with_parent,
-    )
+    proc = _spawn([str(binary), *anvil_args(options)])
     assert proc.stdout is not None
     anvil = AnvilProcess(options=options, process=proc, port=options.port, log_path=log_path)
     with _running_lock:

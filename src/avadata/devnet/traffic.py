@@ -60,34 +60,74 @@ class TrafficError(RuntimeError):
 class TrafficGenerator:
     """Builds one chain's history. Use `generate` for the common case."""
 
-    def __init__(self, rpc: Rpc, config: TrafficConfig) -> None:
+    def __init__(self, rpc: Rpc, config: TrafficConfig, resume: Ledger | None = None) -> None:
+        """A generator for the chain behind `rpc`. With `resume` (the ledger of an earlier
+        run whose anvil was reloaded from its state file) it continues that chain instead: the
+        mirror is rebuilt from the node (see `_sync_from_node`)."""
         self.rpc = rpc
         self.config = config
         self.chain_id = int(rpc.call("eth_chainId"), 16)
-        # A str seed goes through SHA-512 in random.seed: stable across Python runs.
-        self.rng = random.Random(f"avadata-devnet:{config.seed}:{self.chain_id}")
-        self.ledger = Ledger(
-            chain_id=self.chain_id,
-            seed=config.seed,
-            start_timestamp=config.start_timestamp,
-            days=config.days,
-        )
-        users: set[str] = set()
-        while len(users) < config.accounts:
-            users.add("0x" + self.rng.getrandbits(160).to_bytes(20, "big").hex())
-        self.world = World(users=sorted(users))
-        self.rng.shuffle(self.world.users)
-        self.ledger.addresses = list(self.world.users)
-        self.actions = Actions(self.rng, self.world, self.ledger.roles)
         self.head = int(rpc.call("eth_blockNumber"), 16)
-        self.last_timestamp = int(
-            rpc.call("eth_getBlockByNumber", ["latest", False])["timestamp"], 16
+        latest = rpc.call("eth_getBlockByNumber", ["latest", False])
+        self.last_timestamp = int(latest["timestamp"], 16)
+        # A str seed goes through SHA-512 in random.seed: stable across Python runs.
+        seed = f"avadata-devnet:{config.seed}:{self.chain_id}"
+        if resume is not None:
+            seed += f":resume@{self.head}"
+        self.rng = random.Random(seed)
+        if resume is not None:
+            self.ledger = resume
+            self.world = World(users=list(resume.addresses))
+        else:
+            self.ledger = Ledger(
+                chain_id=self.chain_id,
+                seed=config.seed,
+                start_timestamp=config.start_timestamp,
+                days=config.days,
+            )
+            users: set[str] = set()
+            while len(users) < config.accounts:
+                users.add("0x" + self.rng.getrandbits(160).to_bytes(20, "big").hex())
+            self.world = World(users=sorted(users))
+            self.rng.shuffle(self.world.users)
+            self.ledger.addresses = list(self.world.users)
+        self.actions = Actions(self.rng, self.world, self.ledger.roles)
+        if resume is not None:
+            self._sync_from_node()
+
+    def _sync_from_node(self) -> None:
+        """Rebuild what the mirror needs from the node: nonces, the factory's nonce, the next
+        NFT id and the fungible token balances. NFT owners, ERC-1155 balances and allowances
+        start empty (those kinds fall back to others until new mints refill them)."""
+        w, roles, users = self.world, self.ledger.roles, self.world.users
+        nonces = self.rpc.batch([("eth_getTransactionCount", [u, "latest"]) for u in users])
+        w.nonces.update({u: int(n, 16) for u, n in zip(users, nonces, strict=True)})
+        w.factory_nonce = int(
+            self.rpc.call("eth_getTransactionCount", [roles["factory"], "latest"]), 16
         )
+        supply = self.rpc.call(
+            "eth_call", [{"to": roles["collectible"], "data": calldata("totalSupply()")}, "latest"]
+        )
+        w.nft_next = int(supply, 16) + 1
+        for role in ("token", "token6", "old_token"):
+            token = roles[role]
+            calls = [
+                ("eth_call", [{"to": token, "data": calldata("balanceOf(address)", u)}, "latest"])
+                for u in users
+            ]
+            for user, raw in zip(users, self.rpc.batch(calls), strict=True):
+                if int(raw, 16):
+                    w.balances._credit(token, user, int(raw, 16))
+        w.children = [c.address for c in self.ledger.contracts if c.name == "Child"]
 
     # -- mining -----------------------------------------------------------------------------
 
-    def mine(self, txs: list[PendingTx], timestamp: int) -> int:
-        """Send `txs` as one batch, mine them into one block at `timestamp`; returns its number."""
+    def mine(self, txs: list[PendingTx], timestamp: int, others_ok: bool = False) -> int:
+        """Send `txs` as one batch, mine them into one block at `timestamp`; returns its number.
+
+        `others_ok`: the block may also hold transactions someone else sent (live mode on a
+        devnet that users also talk to); they are not in the ledger.
+        """
         if timestamp <= self.last_timestamp:
             raise TrafficError(f"timestamp {timestamp} not after {self.last_timestamp}")
         hashes = self.rpc.batch([("eth_sendTransaction", [t.params]) for t in txs])
@@ -95,7 +135,7 @@ class TrafficGenerator:
         self.head += 1
         self.last_timestamp = timestamp
         count = int(self.rpc.call("eth_getBlockTransactionCountByNumber", [hex(self.head)]), 16)
-        if count != len(txs):
+        if count != len(txs) and not (others_ok and count > len(txs)):
             raise TrafficError(f"block {self.head} holds {count} txs, {len(txs)} were sent")
         self.ledger.block_timestamps[self.head] = timestamp
         for pending, tx_hash in zip(txs, hashes, strict=True):
@@ -221,7 +261,7 @@ class TrafficGenerator:
     def mine_live_block(self, size: int = 5, timestamp: int | None = None) -> int:
         """One more block of traffic now (live mode): wall-clock time, or just after the last."""
         when = timestamp or max(int(time.time()), self.last_timestamp + 1)
-        return self.mine(self.traffic_block(size), when)
+        return self.mine(self.traffic_block(size), when, others_ok=True)
 
 
 def _mined(record: ContractRecord, tx_hash: str, block: int) -> ContractRecord:

@@ -1,0 +1,228 @@
+"""`Devnet`: the local Avalanche network of `avadata devnet`: anvil chains, history, facade.
+
+Stage: devnet. Wires anvil.py, traffic.py and the facade together; owns their lifetimes.
+
+On start, each chain gets an anvil and a seeded history (or, with a data dir that already
+holds one, the anvil reloads its saved state and the history is not regenerated); then the
+facade serves every chain on one port; then, in live mode, a thread mines a small block of
+traffic on each chain every `live_interval` seconds at wall-clock time.
+
+Invariant: `stop()` leaves no process behind and, with a data dir, saves each chain's state
+(anvil writes it on SIGTERM) and ledger.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+
+from avadata.devnet.anvil import C_CHAIN_ID, AnvilOptions, AnvilProcess, start_anvil
+from avadata.devnet.facade.routes import ChainRoute
+from avadata.devnet.facade.server import FacadeServer
+from avadata.devnet.ledger import Ledger
+from avadata.devnet.rpc import Rpc
+from avadata.devnet.schedule import DAY
+from avadata.devnet.traffic import TrafficConfig, TrafficGenerator
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ChainSpec:
+    """One EVM chain: `name` is "C" for the C-chain, the L1's URL alias otherwise."""
+
+    name: str
+    chain_id: int
+
+
+DEFAULT_CHAINS = (
+    ChainSpec("C", C_CHAIN_ID),
+    ChainSpec("alpha", 99901),
+    ChainSpec("beta", 99902),
+)
+
+
+def evm_rpc_paths(chains: tuple[ChainSpec, ...] = DEFAULT_CHAINS) -> list[str]:
+    """The facade paths of the devnet's EVM chains, C-chain first: "/ext/bc/C/rpc", ..."""
+    return [f"/ext/bc/{c.name}/rpc" for c in chains]
+
+
+def default_start(days: int, now: float | None = None) -> int:
+    """Midnight UTC `days` days before today's: the history then ends before today starts,
+    so live blocks (at wall-clock time) follow it without a jump back."""
+    today = int(now if now is not None else time.time()) // DAY * DAY
+    return today - days * DAY
+
+
+@dataclass(frozen=True)
+class DevnetConfig:
+    port: int = 9650  # 0: any free port
+    data_dir: Path | None = None  # None: nothing kept after stop
+    seed: int = 1
+    chains: tuple[ChainSpec, ...] = DEFAULT_CHAINS
+    # History per chain; its seed is replaced by `seed`, its start (if 0) by default_start.
+    history: TrafficConfig = field(default_factory=lambda: TrafficConfig(start_timestamp=0))
+    live_interval: float | None = 3.0  # seconds between live blocks; None: no live blocks
+    live_txs: int = 5
+
+
+@dataclass
+class DevnetChain:
+    spec: ChainSpec
+    anvil: AnvilProcess
+    ledger: Ledger
+    generator: TrafficGenerator
+    rpc_url: str = ""  # through the facade
+
+
+class Devnet:
+    """Start with `start()` (or `with Devnet(config) as net:`), stop with `stop()`."""
+
+    def __init__(self, config: DevnetConfig | None = None) -> None:
+        self.config = config or DevnetConfig()
+        self.chains: dict[str, DevnetChain] = {}
+        self.facade: FacadeServer | None = None
+        self._live: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()  # live mining vs. stop/save
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def start(self, progress: Callable[[str, int, int], None] | None = None) -> None:
+        """Start every chain (in parallel: anvil does the work, we mostly wait), then the
+        facade, then the live thread. On any failure, stops what did start and re-raises."""
+        try:
+            with ThreadPoolExecutor(max_workers=len(self.config.chains)) as pool:
+                futures = [
+                    pool.submit(self._start_chain, spec, progress) for spec in self.config.chains
+                ]
+                for future in futures:
+                    chain = future.result()
+                    self.chains[chain.spec.name] = chain
+            routes = [ChainRoute(c.spec.name, c.spec.chain_id, c.anvil.rpc_url) for c in self]
+            self.facade = FacadeServer(routes, port=self.config.port)
+            self.facade.start()
+            for chain in self:
+                chain.rpc_url = self.facade.rpc_url(chain.spec.name)
+            if self.config.live_interval:
+                self._live = threading.Thread(target=self._live_loop, name="devnet-live")
+                self._live.daemon = True
+                self._live.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _paths(self, spec: ChainSpec) -> tuple[Path, Path] | None:
+        if self.config.data_dir is None:
+            return None
+        folder = self.config.data_dir / f"chain-{spec.chain_id}"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / "anvil-state.json", folder / "ledger.json"
+
+    def _start_chain(
+        self, spec: ChainSpec, progress: Callable[[str, int, int], None] | None
+    ) -> DevnetChain:
+        history = self.config.history
+        history = replace(
+            history,
+            seed=self.config.seed,
+            start_timestamp=history.start_timestamp or default_start(history.days),
+        )
+        paths = self._paths(spec)
+        resume = None
+        if paths is not None and paths[0].exists():
+            if paths[1].exists():
+                resume = Ledger.load(paths[1])
+            else:  # a state without its ledger cannot be continued: start that chain afresh
+                paths[0].unlink()
+        options = AnvilOptions(
+            chain_id=spec.chain_id,
+            genesis_timestamp=history.start_timestamp,
+            state_file=paths[0] if paths else None,
+            state_interval=60 if paths else None,
+        )
+        log_path = paths[0].parent / "anvil.log" if paths else None
+        anvil = start_anvil(options, log_path=log_path)
+        try:
+            rpc = Rpc(anvil.rpc_url)
+            generator = TrafficGenerator(rpc, history, resume=resume)
+            if resume is None:
+                report = None
+                if progress is not None:
+                    report = lambda done, total: progress(spec.name, done, total)  # noqa: E731
+                generator.run(report)
+                if paths is not None:
+                    generator.ledger.save(paths[1])
+            return DevnetChain(spec, anvil, generator.ledger, generator)
+        except BaseException:
+            anvil.stop()
+            raise
+
+    def _live_loop(self) -> None:
+        interval = self.config.live_interval or 3.0
+        failing: set[str] = set()
+        while not self._stopping.wait(interval):
+            for chain in list(self):
+                with self._lock:
+                    if self._stopping.is_set():
+                        return
+                    try:
+                        chain.generator.mine_live_block(self.config.live_txs)
+                        failing.discard(chain.spec.name)
+                    except Exception as exc:  # best effort: keep the devnet up, say it once
+                        if chain.spec.name not in failing:
+                            failing.add(chain.spec.name)
+                            log.warning("live block on %s failed: %r", chain.spec.name, exc)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._live is not None:
+            self._live.join(30)
+        with self._lock:
+            if self.facade is not None:
+                self.facade.stop()
+            for chain in self:
+                paths = self._paths(chain.spec)
+                if paths is not None:
+                    chain.ledger.save(paths[1])
+                chain.generator.rpc.close()
+                chain.anvil.stop()  # SIGTERM: anvil dumps its state file first
+
+    def __iter__(self) -> Iterator[DevnetChain]:
+        return iter(list(self.chains.values()))
+
+    def __enter__(self) -> Devnet:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- addresses --------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """The facade's base URL, like a node's http://127.0.0.1:9650."""
+        assert self.facade is not None, "not started"
+        return self.facade.url
+
+    @property
+    def rpc_urls(self) -> dict[str, str]:
+        """Chain name -> JSON-RPC URL through the facade."""
+        return {name: chain.rpc_url for name, chain in self.chains.items()}
+
+    @property
+    def anvil_urls(self) -> dict[str, str]:
+        """Chain name -> the anvil's own JSON-RPC URL (no facade in between)."""
+        return {name: chain.anvil.rpc_url for name, chain in self.chains.items()}
