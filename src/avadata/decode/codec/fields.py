@@ -145,9 +145,10 @@ class ListOf(Kind):
     def __init__(self, elem: Kind, what: str = "slice") -> None:
         self.elem = elem
         self.what = what
+        self.elem_min = max(elem.min_size, 1)
 
     def read(self, r: Reader, t: TypeTable) -> tuple[Any, ...]:
-        n = r.count(max(self.elem.min_size, 1), self.what)
+        n = r.count(self.elem_min, self.what)
         read = self.elem.read
         return tuple([read(r, t) for _ in range(n)])
 
@@ -179,15 +180,25 @@ class Iface(Kind):
 
     def __init__(self, role: type[Any]) -> None:
         self.role = role
+        # per table: the type IDs whose classes fill this role (the hot path is one dict get)
+        self._allowed: dict[int, dict[int, type[Any]]] = {}
+
+    def _allowed_in(self, t: TypeTable) -> dict[int, type[Any]]:
+        allowed = self._allowed.get(id(t))
+        if allowed is None:
+            allowed = {i: c for i, c in t.by_id.items() if issubclass(c, self.role)}
+            self._allowed[id(t)] = allowed
+        return allowed
 
     def read(self, r: Reader, t: TypeTable) -> Any:
         pos = r.pos
         tid = r.u32()
-        cls = t.by_id.get(tid)
+        cls = self._allowed_in(t).get(tid)
         if cls is None:
-            raise DecodeError(pos, f"a known {t.name} type ID, got {tid}")
-        if not issubclass(cls, self.role):
-            raise DecodeError(pos, f"a {self.role.__name__} type ID, got {tid} ({cls.__name__})")
+            known = t.by_id.get(tid)
+            if known is None:
+                raise DecodeError(pos, f"a known {t.name} type ID, got {tid}")
+            raise DecodeError(pos, f"a {self.role.__name__} type ID, got {tid} ({known.__name__})")
         return read_struct(cls, r, t)
 
     def write(self, w: Writer, t: TypeTable, v: Any) -> None:
