@@ -1,0 +1,178 @@
+"""Determinism, the node facade, the Devnet lifecycle and anvil process hygiene."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from avadata.cli.main import app
+from avadata.devnet.anvil import AnvilOptions, start_anvil
+from avadata.devnet.facade.routes import ChainRoute
+from avadata.devnet.facade.server import FacadeServer
+from avadata.devnet.network import ChainSpec, Devnet, DevnetConfig
+from avadata.devnet.rpc import Rpc
+from avadata.devnet.traffic import SMALL, TrafficConfig, start_with_traffic
+from tests.support.devnet import SeededChain
+
+pytestmark = pytest.mark.e2e
+
+# Smallest history that still funds 1,000 addresses: 5 setup blocks + a little traffic.
+TINY = TrafficConfig(days=4, blocks=24, txs_per_block=4)
+
+
+def _hashes(url: str, last: int) -> list[str]:
+    with Rpc(url) as rpc:
+        blocks = rpc.batch([("eth_getBlockByNumber", [hex(n), False]) for n in range(last + 1)])
+    return [b["hash"] for b in blocks]
+
+
+def _post(url: str, method: str, params: list[object] | None = None) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}
+    return httpx.post(url, json=body, timeout=30)
+
+
+# -- determinism -----------------------------------------------------------------------------
+
+
+def test_same_seed_and_chain_give_the_same_block_hashes(devnet_chain: SeededChain):
+    """A second chain from the same seed is the same chain, block hash for block hash."""
+    config = replace(SMALL, seed=devnet_chain.ledger.seed)
+    anvil, ledger = start_with_traffic(devnet_chain.chain_id, config)
+    try:
+        last = devnet_chain.ledger.last_block
+        assert ledger.last_block == last
+        assert _hashes(anvil.rpc_url, last) == _hashes(devnet_chain.rpc_url, last)
+    finally:
+        anvil.stop()
+
+
+def test_another_seed_or_chain_id_gives_another_chain():
+    runs = [(43113, 1), (43113, 2), (99901, 1)]
+    tips = []
+    for chain_id, seed in runs:
+        anvil, ledger = start_with_traffic(chain_id, replace(TINY, seed=seed))
+        try:
+            tips.append((ledger.addresses[:3], _hashes(anvil.rpc_url, ledger.last_block)[-1]))
+        finally:
+            anvil.stop()
+    assert len({str(t) for t in tips}) == 3
+
+
+# -- facade ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def facade(devnet_chain: SeededChain):
+    l1 = start_anvil(AnvilOptions(chain_id=99901, automine=True))
+    server = FacadeServer(
+        [
+            ChainRoute("C", devnet_chain.chain_id, devnet_chain.rpc_url),
+            ChainRoute("alpha", 99901, l1.rpc_url, aliases=("alias-of-alpha",)),
+        ],
+        port=0,
+    )
+    server.start()
+    yield server
+    server.stop()
+    l1.stop()
+
+
+def test_facade_forwards_to_the_right_chain(facade):
+    for segment, chain_id in [("C", 43113), ("43113", 43113), ("alpha", 99901), ("99901", 99901)]:
+        answer = _post(facade.rpc_url(segment), "eth_chainId").json()
+        assert int(answer["result"], 16) == chain_id, segment
+    assert int(_post(facade.rpc_url("alias-of-alpha"), "eth_chainId").json()["result"], 16) == 99901
+
+
+def test_facade_answers_exactly_what_anvil_answers(facade, devnet_chain):
+    last = hex(devnet_chain.ledger.last_block)
+    params = [last, True]
+    direct = _post(devnet_chain.rpc_url, "eth_getBlockByNumber", params).json()
+    assert _post(facade.rpc_url("C"), "eth_getBlockByNumber", params).json() == direct
+    batch = [
+        {"jsonrpc": "2.0", "id": i, "method": "eth_getBlockReceipts", "params": [hex(i + 1)]}
+        for i in range(20)
+    ]
+    via = httpx.post(facade.rpc_url("C"), json=batch, timeout=30).json()
+    assert via == httpx.post(devnet_chain.rpc_url, json=batch, timeout=30).json()
+    error = _post(facade.rpc_url("C"), "no_suchMethod").json()
+    assert "error" in error
+
+
+def test_facade_unknown_chain_and_health(facade):
+    assert _post(facade.rpc_url("nope"), "eth_chainId").status_code == 404
+    health = httpx.get(f"{facade.url}/ext/health").json()
+    assert health["healthy"] is True and set(health["checks"]) == {"C", "alpha"}
+
+
+# -- Devnet ----------------------------------------------------------------------------------
+
+
+def test_devnet_serves_each_chain_mines_live_blocks_and_resumes(tmp_path: Path):
+    chains = (ChainSpec("C", 43113), ChainSpec("alpha", 99901))
+    config = DevnetConfig(
+        port=0, data_dir=tmp_path, chains=chains, history=TINY, live_interval=0.3, live_txs=3
+    )
+    with Devnet(config) as net:
+        pids = [c.anvil.pid for c in net]
+        for name, chain_id in (("C", 43113), ("alpha", 99901)):
+            url = f"{net.url}/ext/bc/{name}/rpc"
+            assert net.rpc_urls[name] == url
+            assert int(_post(url, "eth_chainId").json()["result"], 16) == chain_id
+        history_head = TINY.blocks
+        deadline = time.monotonic() + 20
+        while int(_post(net.rpc_urls["C"], "eth_blockNumber").json()["result"], 16) <= history_head:
+            assert time.monotonic() < deadline, "no live block"
+            time.sleep(0.2)
+    # Stopped: the anvils are gone and each chain's state and ledger were saved.
+    for pid in pids:
+        assert not _alive(pid)
+    assert (tmp_path / "chain-43113" / "anvil-state.json").exists()
+    with Devnet(replace(config, live_interval=None)) as again:
+        head = int(_post(again.rpc_urls["C"], "eth_blockNumber").json()["result"], 16)
+        assert head > history_head, "reloaded, not regenerated"
+        assert again.chains["C"].ledger.last_block == head
+
+
+# -- anvil process hygiene -------------------------------------------------------------------
+
+
+def _alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie awaiting its reaper counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_anvil_dies_when_its_parent_is_killed():
+    script = (
+        "from avadata.devnet.anvil import start_anvil; import time;"
+        "a = start_anvil(); print(a.pid, flush=True); time.sleep(60)"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
+    assert _alive(pid)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while _alive(pid):
+        assert time.monotonic() < deadline, "anvil outlived its parent"
+        time.sleep(0.05)
+
+
+def test_devnet_help_describes_the_verb_with_an_example():
+    result = CliRunner().invoke(app, ["devnet", "--help"])
+    assert result.exit_code == 0
+    assert "Example: avadata devnet" in result.output and "--data-dir" in result.output
