@@ -114,3 +114,23 @@ def test_xchain_vertex_block() -> None:
     out = ok("block", "--chain", "x", v["hex"])
     assert out["blockId"] == v["vertex_id"] and out["blockType"] == "Vertex"
     assert out["height"] == v["decoded"]["height"]
+
+
+def test_wrapped_pchain_block() -> None:
+    """A real platformvm block inside an unsigned proposervm wrapper: the inner blockId is
+    the stated one; the container ID is sha256 of the wrapper without its signature field."""
+    import hashlib
+
+    from avadata.decode.codec import proposervm
+    from avadata.decode.codec.ids import cb58_encode
+
+    inner = bytes.fromhex(BLOCK["hex"])
+    wrapper = proposervm.StatelessBlock(
+        parent_id=bytes(32), timestamp=1, p_chain_height=2, certificate=b"", block=inner,
+        signature=b"",
+    )  # fmt: skip
+    raw = proposervm.encode_proposervm(wrapper)
+    out = ok("block", "--chain", "p", raw.hex())
+    assert out["block"]["blockId"] == BLOCK["stated_block_id"]
+    assert out["blockId"] == cb58_encode(hashlib.sha256(raw[:-4]).digest())
+    assert out["proposervm"]["pChainHeight"] == 2

@@ -50,25 +50,35 @@ def _inner(chain: str, data: bytes) -> Any:
     raise ValueError(f"unknown chain {chain!r}")
 
 
+def _inner_start(wrapper: proposervm.ProposerBlock) -> int:
+    """Offset of the inner block bytes inside the wrapper (after their u32 length)."""
+    if isinstance(wrapper, proposervm.OptionBlock):
+        return 2 + 4 + 32 + 4
+    cert: bytes = wrapper.certificate  # type: ignore[attr-defined]
+    return 2 + 4 + 32 + 8 + 8 + 4 + len(cert) + 4
+
+
 def decode_container(chain: str, data: bytes) -> Container:
+    """Post-fork containers are proposervm blocks; pre-fork ones are bare inner blocks. A bare
+    block can parse as a wrapper by accident, so a wrapper whose inner bytes fail is retried
+    bare; if both fail, the error names the offset inside the container."""
     chain = chain.upper()
     try:
         wrapper = proposervm.decode_proposervm(data)
-    except DecodeError as outer:
-        wrapper_error: DecodeError | None = outer
-    else:
-        wrapper_error = None
-        inner_bytes: bytes = wrapper.block  # type: ignore[attr-defined]
-        try:
-            return Container(chain, wrapper, _inner(chain, inner_bytes), inner_bytes)
-        except DecodeError:
-            pass  # a bare block that happens to parse as a wrapper; try it bare below
-    try:
-        return Container(chain, None, _inner(chain, data), data)
     except DecodeError:
-        if wrapper_error is not None and wrapper_error.offset > 6:
-            raise wrapper_error from None  # it looked like a wrapper for a while
-        raise
+        return Container(chain, None, _inner(chain, data), data)
+    inner_bytes: bytes = wrapper.block  # type: ignore[attr-defined]
+    try:
+        return Container(chain, wrapper, _inner(chain, inner_bytes), inner_bytes)
+    except DecodeError as inner_error:
+        try:
+            return Container(chain, None, _inner(chain, data), data)
+        except DecodeError:
+            start = _inner_start(wrapper)
+            raise DecodeError(
+                start + inner_error.offset,
+                f"{inner_error.expected} (in the block inside the proposervm wrapper)",
+            ) from None
 
 
 def container_json(c: Container, network_id: int | None = None) -> dict[str, Any]:
