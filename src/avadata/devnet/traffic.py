@@ -117,7 +117,7 @@ class TrafficGenerator:
             ]
             for user, raw in zip(users, self.rpc.batch(calls), strict=True):
                 if int(raw, 16):
-                    w.balances._credit(token, user, int(raw, 16))
+                    w.balances.credit_now(token, user, int(raw, 16))
         w.children = [c.address for c in self.ledger.contracts if c.name == "Child"]
 
     # -- mining -----------------------------------------------------------------------------
@@ -302,10 +302,14 @@ def generate(
 def start_with_traffic(
     chain_id: int,
     config: TrafficConfig = SMALL,
+    *,
+    progress: Callable[[int, int], None] | None = None,
     **anvil_options: object,
 ) -> tuple[AnvilProcess, Ledger]:
     """Start an anvil for `chain_id` whose genesis is at the config's start, fill it, return
-    both. The anvil is stopped again if generation fails."""
+    both. `anvil_options` are AnvilOptions fields (state_file, gas_limit, extra_args...);
+    `progress(done, total)` is called after each traffic block. The anvil is stopped again if
+    generation fails."""
     options = AnvilOptions(
         chain_id=chain_id,
         genesis_timestamp=config.start_timestamp,
@@ -313,7 +317,7 @@ def start_with_traffic(
     )
     anvil = start_anvil(options)
     try:
-        return anvil, generate(anvil.rpc_url, config)
+        return anvil, generate(anvil.rpc_url, config, progress)
     except BaseException:
         anvil.stop()
         raise

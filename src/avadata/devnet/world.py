@@ -48,9 +48,10 @@ class Balances:
         self.debits[asset, holder] += amount
 
     def credit_later(self, pending: PendingTx, asset: str, holder: str, amount: int) -> None:
-        pending.on_mined.append(lambda: self._credit(asset, holder, amount))
+        pending.on_mined.append(lambda: self.credit_now(asset, holder, amount))
 
-    def _credit(self, asset: str, holder: str, amount: int) -> None:
+    def credit_now(self, asset: str, holder: str, amount: int) -> None:
+        """Credit committed state directly (for state read back from the node)."""
         self.committed[asset, holder] += amount
         if (asset, holder) not in self._holder_set:
             self._holder_set.add((asset, holder))
