@@ -65,9 +65,15 @@ def preceding(bucket: int, interval: Interval) -> int:
     return start(bucket - 1, interval)
 
 
+_FIXED = {Interval.HOUR: HOUR, Interval.DAY: DAY, Interval.WEEK: WEEK}
+
+
 def span(first: int, last: int, interval: Interval) -> Iterator[int]:
     """Bucket starts from the bucket of `first` to the bucket of `last`, oldest first."""
     b, end = start(first, interval), start(last, interval)
+    if interval in _FIXED:
+        yield from range(b, end + 1, _FIXED[interval])
+        return
     while b <= end:
         yield b
         b = following(b, interval)
@@ -76,9 +82,23 @@ def span(first: int, last: int, interval: Interval) -> Iterator[int]:
 def span_desc(first: int, last: int, interval: Interval) -> Iterator[int]:
     """Like `span`, newest first (the order of every metrics response)."""
     b, stop = start(last, interval), start(first, interval)
+    if interval in _FIXED:
+        yield from range(b, stop - 1, -_FIXED[interval])
+        return
     while b >= stop:
         yield b
         b = preceding(b, interval)
+
+
+def back(bucket: int, steps: int, interval: Interval, floor: int) -> int:
+    """The bucket `steps` before `bucket`, but not before `floor` (both bucket starts)."""
+    if interval in _FIXED:
+        return max(floor, bucket - steps * _FIXED[interval])
+    for _ in range(steps):
+        if bucket <= floor:
+            break
+        bucket = preceding(bucket, interval)
+    return max(floor, bucket)
 
 
 def _month_start(year: int, month: int) -> int:

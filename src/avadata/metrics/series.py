@@ -11,7 +11,7 @@ for the rates: avg* add the chains' rates, max* take the largest per-block sampl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, func, select
@@ -119,7 +119,8 @@ def points(
         base = _count_before(conn, scope.key, kind, oldest)
         counts = _counts(conn, scope.key, kind, Interval.DAY, oldest, newest)
         return _running(stamps, counts, base, include_day=True)
-    per_chain = {c: _sums(conn, c, interval, oldest, newest) for c in scope.chain_ids}
+    cols = _NEEDS[metric]
+    per_chain = {c: _sums(conn, c, interval, oldest, newest, cols) for c in scope.chain_ids}
     if metric in (MetricName.AVG_TPS, MetricName.AVG_GPS):
         return [
             (t, v)
@@ -135,9 +136,10 @@ def points(
             t: sum(rows.get(t, _EMPTY).contracts for rows in per_chain.values()) for t in stamps
         }
         return _running(stamps, daily, base, include_day=CUMULATIVE_CONTRACTS_INCLUDES_DAY)
-    return [
-        (t, _combine(metric, [rows.get(t, _EMPTY) for rows in per_chain.values()])) for t in stamps
-    ]
+    value = _VALUE[metric]
+    merged = _merge(per_chain)
+    zero = value(_EMPTY)
+    return [(t, value(merged[t]) if t in merged else zero) for t in stamps]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,52 +164,80 @@ def _num(v: int) -> Number:
     return v if v <= _MAX_EXACT else float(v)
 
 
-def _combine(metric: MetricName, rows: list[_Row]) -> Number:
-    if metric is MetricName.TX_COUNT:
-        return sum(r.txs for r in rows)
-    if metric is MetricName.GAS_USED:
-        return _num(sum(r.gas_used for r in rows))
-    if metric is MetricName.FEES_PAID:
-        return _num(sum(r.fees for r in rows))
-    if metric is MetricName.CONTRACTS:
-        return sum(r.contracts for r in rows)
-    if metric is MetricName.AVG_GAS_PRICE:
-        txs = sum(r.txs for r in rows)
-        return sum(r.gas_price_sum for r in rows) / txs if txs else 0
-    if metric is MetricName.MAX_GAS_PRICE:
-        return _num(max((r.gas_price_max for r in rows), default=0))
-    if metric is MetricName.MAX_TPS:
-        return max((r.max_tps for r in rows), default=0.0)
-    if metric is MetricName.MAX_GPS:
-        return max((r.max_gps for r in rows), default=0.0)
-    raise ValueError(f"no combiner for {metric}")
+def _avg_gas_price(r: _Row) -> Number:
+    return r.gas_price_sum / r.txs if r.txs else 0
+
+
+# One bucket's value from its (chain-merged) sums.
+_VALUE: dict[MetricName, Callable[[_Row], Number]] = {
+    MetricName.TX_COUNT: lambda r: r.txs,
+    MetricName.GAS_USED: lambda r: _num(r.gas_used),
+    MetricName.FEES_PAID: lambda r: _num(r.fees),
+    MetricName.CONTRACTS: lambda r: r.contracts,
+    MetricName.AVG_GAS_PRICE: _avg_gas_price,
+    MetricName.MAX_GAS_PRICE: lambda r: _num(r.gas_price_max),
+    MetricName.MAX_TPS: lambda r: r.max_tps,
+    MetricName.MAX_GPS: lambda r: r.max_gps,
+}
+
+
+def _merge(per_chain: dict[int, dict[int, _Row]]) -> dict[int, _Row]:
+    """Per-bucket sums over chains: additive fields add, maxima take the largest."""
+    if len(per_chain) == 1:
+        return next(iter(per_chain.values()))
+    out: dict[int, _Row] = {}
+    for rows in per_chain.values():
+        for t, r in rows.items():
+            o = out.get(t)
+            out[t] = (
+                r
+                if o is None
+                else _Row(
+                    txs=o.txs + r.txs,
+                    gas_used=o.gas_used + r.gas_used,
+                    fees=o.fees + r.fees,
+                    gas_price_sum=o.gas_price_sum + r.gas_price_sum,
+                    gas_price_max=max(o.gas_price_max, r.gas_price_max),
+                    contracts=o.contracts + r.contracts,
+                    max_tps=max(o.max_tps, r.max_tps),
+                    max_gps=max(o.max_gps, r.max_gps),
+                )
+            )
+    return out
+
+
+# The metric_sums columns each metric reads (a request never loads the others).
+_NEEDS: dict[MetricName, tuple[str, ...]] = {
+    MetricName.TX_COUNT: ("txs",),
+    MetricName.GAS_USED: ("gas_used",),
+    MetricName.FEES_PAID: ("fees",),
+    MetricName.CONTRACTS: ("contracts",),
+    MetricName.AVG_GAS_PRICE: ("txs", "gas_price_sum"),
+    MetricName.MAX_GAS_PRICE: ("gas_price_max",),
+    MetricName.MAX_TPS: ("max_tps",),
+    MetricName.MAX_GPS: ("max_gps",),
+    MetricName.AVG_TPS: ("blocks", "txs", "first_ts", "last_ts"),
+    MetricName.AVG_GPS: ("blocks", "gas_used", "first_ts", "last_ts"),
+    MetricName.CUMULATIVE_TX_COUNT: ("txs",),
+    MetricName.CUMULATIVE_CONTRACTS: ("contracts",),
+}
 
 
 def _sums(
-    conn: Connection, chain_id: int, interval: Interval, oldest: int, newest: int
+    conn: Connection,
+    chain_id: int,
+    interval: Interval,
+    oldest: int,
+    newest: int,
+    columns: tuple[str, ...],
 ) -> dict[int, _Row]:
     s = metric_sums.c
-    q = select(metric_sums).where(
+    q = select(s.bucket, *(s[c] for c in columns)).where(
         s.chain_id == chain_id,
         s.interval == interval.code,
         s.bucket.between(oldest, newest),
     )
-    return {
-        r.bucket: _Row(
-            blocks=r.blocks,
-            txs=r.txs,
-            gas_used=r.gas_used,
-            fees=r.fees,
-            gas_price_sum=r.gas_price_sum,
-            gas_price_max=r.gas_price_max,
-            contracts=r.contracts,
-            first_ts=r.first_ts,
-            last_ts=r.last_ts,
-            max_tps=r.max_tps,
-            max_gps=r.max_gps,
-        )
-        for r in conn.execute(q)
-    }
+    return {r[0]: _Row(**dict(zip(columns, r[1:], strict=True))) for r in conn.execute(q).tuples()}
 
 
 def _counts(

@@ -108,11 +108,7 @@ def _page(
         newest = ext[1] if end is None else min(ext[1], buckets.start(end, interval))
     if ext is None or oldest > newest:
         return body, headers, last_block
-    page_oldest = newest
-    for _ in range(size - 1):
-        if page_oldest <= oldest:
-            break
-        page_oldest = buckets.preceding(page_oldest, interval)
+    page_oldest = buckets.back(newest, size - 1, interval, oldest)
     pts = series.points(conn, scope, metric, interval, page_oldest, newest)
     body["results"] = [{"value": v, "timestamp": t} for t, v in pts]
     if page_oldest > oldest:
