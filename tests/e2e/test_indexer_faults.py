@@ -1,0 +1,84 @@
+"""The indexer under a faulty node, and killed at random points: the same rows as a clean run."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from avadata.indexer.run import RunOptions, index_chains
+from avadata.store import cursors
+from tests.support.dump import assert_same_rows, dump
+from tests.support.fault_proxy import FaultProxy
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def clean(devnet_chain, engine_factory):
+    engine = engine_factory()
+    asyncio.run(
+        index_chains(engine, [devnet_chain.rpc_url], RunOptions(once=True, chunk_blocks=20))
+    )
+    return dump(engine)
+
+
+def test_faulty_node_gives_the_same_rows(devnet_chain, engine_factory, clean) -> None:
+    engine = engine_factory()
+    with FaultProxy(devnet_chain.rpc_url, seed=11, rate=0.25, delay=1.5) as proxy:
+        options = RunOptions(once=True, chunk_blocks=20, timeout=1.0)
+        asyncio.run(index_chains(engine, [proxy.url], options))
+    assert set(proxy.injected) == {"timeout", "429", "500", "truncate"}, proxy.injected
+    assert_same_rows(dump(engine), clean)
+
+
+def test_kill_nine_at_random_points_loses_and_duplicates_nothing(
+    devnet_chain, engine_factory, clean, tmp_path
+) -> None:
+    engine = engine_factory()
+    url = str(engine.url)
+    rng = random.Random(20261122)
+    args = [
+        sys.executable,
+        "-m",
+        "avadata",
+        "index",
+        "--rpc",
+        devnet_chain.rpc_url,
+        "--db",
+        url,
+        "--once",
+        "--chunk-blocks",
+        "3",
+    ]
+    env = {**os.environ, "COLUMNS": "120"}
+    kills = 0
+    positions: list[int | None] = []
+    for _ in range(20):
+        before = cursors.get_cursor(engine, devnet_chain.chain_id)
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        # Kill at a random moment after this run has committed at least one chunk, so each kill
+        # lands mid-backfill (start-up alone takes seconds on a loaded machine).
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if cursors.get_cursor(engine, devnet_chain.chain_id) != before:
+                break
+            time.sleep(0.05)
+        time.sleep(rng.uniform(0.0, 0.8))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+        cur = cursors.get_cursor(engine, devnet_chain.chain_id)
+        positions.append(None if cur is None else cur.block_number)
+    final = subprocess.run(args, capture_output=True, env=env, timeout=300)
+    assert final.returncode == 0, final.stderr.decode()[-2000:]
+    assert kills >= 10, f"only {kills} runs were killed mid-backfill: {positions}"
+    assert len(set(positions)) >= 10, positions
+    assert_same_rows(dump(engine), clean)
