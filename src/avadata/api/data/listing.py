@@ -12,9 +12,8 @@ from typing import Any, TypeVar
 from avadata.api.deps import Page
 from avadata.api.errors import bad_request
 from avadata.api.paging import Position
-from avadata.store.queries.keyset import AnyRow
 
-R = TypeVar("R", bound=AnyRow)
+R = TypeVar("R")
 
 
 def cut(

@@ -8,6 +8,7 @@ address (ascending), ERC-721 pages by (token, token_id).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, and_, func, select
@@ -28,6 +29,15 @@ def native_at(conn: Connection, chain_id: int, address: str, block: int) -> int 
     return None if found is None else int(found)
 
 
+@dataclass(frozen=True, slots=True)
+class Erc20Holding:
+    token: str
+    balance: int
+    token_name: str | None
+    token_symbol: str | None
+    token_decimals: int | None
+
+
 def erc20_at(
     conn: Connection,
     chain_id: int,
@@ -36,44 +46,67 @@ def erc20_at(
     contracts: Sequence[str] | None,
     after: Sequence[Any] | None,
     limit: int,
-) -> Sequence[AnyRow]:
-    """Tokens with a positive balance at `block`, by token address, with their metadata."""
-    b = erc20_balances.alias("b")
-    b2 = erc20_balances.alias("b2")
+) -> list[Erc20Holding]:
+    """Up to `limit` tokens with a positive balance at `block`, by token address after `after`.
+
+    A seek per token, not a scan of the holder's history: the next token comes from the
+    (chain, holder, token, block) index (a MIN probe), its balance at `block` from the primary
+    key (the last change at or before `block`). The work is proportional to the tokens looked
+    at, however long each balance's history is.
+    """
+    c = erc20_balances.c
+    cursor: str | None = None if after is None else str(after[0])
+    wanted = None if contracts is None else sorted(contracts)
+    found: list[tuple[str, int]] = []
+    while len(found) < limit:
+        if wanted is not None:
+            rest = [t for t in wanted if cursor is None or t > cursor]
+            token: str | None = rest[0] if rest else None
+        else:
+            probe = select(func.min(c.token)).where(c.chain_id == chain_id, c.holder == holder)
+            if cursor is not None:
+                probe = probe.where(c.token > cursor)
+            token = conn.execute(probe).scalar()
+        if token is None:
+            break
+        cursor = token
+        balance = conn.execute(
+            select(c.balance)
+            .where(
+                c.chain_id == chain_id,
+                c.token == token,
+                c.holder == holder,
+                c.block_number <= block,
+            )
+            .order_by(c.block_number.desc())
+            .limit(1)
+        ).scalar()
+        if balance is not None and int(balance) > 0:
+            found.append((token, int(balance)))
+    if not found:
+        return []
     tk = tokens.c
-    last_change = (
-        select(func.max(b2.c.block_number))
-        .where(
-            b2.c.chain_id == b.c.chain_id,
-            b2.c.token == b.c.token,
-            b2.c.holder == b.c.holder,
-            b2.c.block_number <= block,
+    meta = {
+        r.address: r
+        for r in conn.execute(
+            select(tk.address, tk.name, tk.symbol, tk.decimals).where(
+                tk.chain_id == chain_id, tk.address.in_([t for t, _ in found])
+            )
         )
-        .scalar_subquery()
-    )
-    stmt = (
-        select(
-            b.c.token,
-            b.c.balance,
-            tk.name.label("token_name"),
-            tk.symbol.label("token_symbol"),
-            tk.decimals.label("token_decimals"),
+    }
+    out = []
+    for token, balance in found:
+        m = meta.get(token)
+        out.append(
+            Erc20Holding(
+                token,
+                balance,
+                None if m is None else m.name,
+                None if m is None else m.symbol,
+                None if m is None else m.decimals,
+            )
         )
-        .select_from(
-            b.outerjoin(tokens, and_(tk.chain_id == b.c.chain_id, tk.address == b.c.token))
-        )
-        .where(
-            b.c.chain_id == chain_id,
-            b.c.holder == holder,
-            b.c.block_number == last_change,
-            b.c.balance > 0,
-        )
-    )
-    if contracts is not None:
-        stmt = stmt.where(b.c.token.in_(list(contracts)))
-    if after is not None:
-        stmt = stmt.where(after_asc([b.c.token], after))
-    return conn.execute(stmt.order_by(b.c.token).limit(limit)).all()
+    return out
 
 
 def erc721_owned(

@@ -1,0 +1,179 @@
+"""A large synthetic EVM store for `avadata bench api`, written through the store's writer.
+
+Stage: api (benchmark support). Deterministic: block n holds `txs_per_block` transactions;
+each moves an ERC-20 amount between accounts (account 0, "hot", takes part in one in four),
+every tenth mints an ERC-721, every fifth makes an internal value call. Nothing here is
+checked against a node: the benchmark measures serving, not indexing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from sqlalchemy import Engine
+
+from avadata.records import (
+    Block,
+    CallType,
+    EvmBatch,
+    InternalCall,
+    TokenInfo,
+    TokenStandard,
+    TokenTransfer,
+    Transaction,
+)
+from avadata.store.writer import mark_chain, write_evm_batch
+
+CHAIN_ID = 43199
+ZERO = "0x" + "00" * 20
+TOKENS = ["0x" + f"{0xE0 + i:02x}" * 20 for i in range(5)]
+NFT = "0x" + "ee" * 20
+
+
+def account(i: int) -> str:
+    return "0x" + f"{i + 1:040x}"
+
+
+HOT = account(0)
+
+
+def _hash(kind: int, a: int, b: int = 0) -> str:
+    return "0x" + f"{kind:08x}{a:028x}{b:028x}"
+
+
+def build(
+    engine: Engine,
+    txs: int,
+    *,
+    txs_per_block: int = 50,
+    blocks_per_batch: int = 200,
+    accounts: int = 5_000,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Write about `txs` transactions; returns the number of blocks written."""
+    rng = random.Random(7)
+    n_blocks = max(1, txs // txs_per_block)
+    nft_id = 0
+    for first in range(0, n_blocks, blocks_per_batch):
+        last = min(n_blocks, first + blocks_per_batch) - 1
+        batch = EvmBatch(chain_id=CHAIN_ID, first_block=first, last_block=last)
+        if first == 0:
+            batch.tokens = [
+                TokenInfo(CHAIN_ID, t, TokenStandard.ERC20, f"Token {i}", f"TK{i}", 18)
+                for i, t in enumerate(TOKENS)
+            ] + [TokenInfo(CHAIN_ID, NFT, TokenStandard.ERC721, "Bench NFT", "BNFT", None)]
+        for n in range(first, last + 1):
+            bh, ts = _hash(1, n), 1_700_000_000 + 2 * n
+            batch.blocks.append(
+                Block(
+                    CHAIN_ID,
+                    n,
+                    bh,
+                    _hash(1, n - 1) if n else "0x" + "00" * 32,
+                    ts,
+                    21_000 * txs_per_block,
+                    15_000_000,
+                    25 * 10**9,
+                    txs_per_block,
+                    ZERO,
+                    21_000 * txs_per_block * 26 * 10**9,
+                )
+            )
+            for i in range(txs_per_block):
+                th = _hash(2, n, i)
+                hot = rng.random() < 0.25
+                sender = HOT if hot else account(rng.randrange(1, accounts))
+                receiver = account(rng.randrange(1, accounts))
+                token = TOKENS[rng.randrange(len(TOKENS))]
+                batch.transactions.append(
+                    Transaction(
+                        CHAIN_ID,
+                        n,
+                        bh,
+                        ts,
+                        i,
+                        th,
+                        sender,
+                        token,
+                        0,
+                        90_000,
+                        26 * 10**9,
+                        52_000,
+                        n * txs_per_block + i,
+                        2,
+                        rng.random() > 0.05,
+                        CallType.CONTRACT_CALL,
+                        "0xa9059cbb",
+                        "transfer(address,uint256)",
+                        None,
+                    )
+                )
+                batch.transfers.append(
+                    TokenTransfer(
+                        CHAIN_ID,
+                        n,
+                        bh,
+                        ts,
+                        i,
+                        th,
+                        2 * i,
+                        0,
+                        token,
+                        TokenStandard.ERC20,
+                        ZERO if n == 0 else sender,
+                        receiver,
+                        None,
+                        rng.randrange(1, 10**18),
+                    )
+                )
+                if i % 10 == 0:
+                    nft_id += 1
+                    batch.transfers.append(
+                        TokenTransfer(
+                            CHAIN_ID,
+                            n,
+                            bh,
+                            ts,
+                            i,
+                            th,
+                            2 * i + 1,
+                            0,
+                            NFT,
+                            TokenStandard.ERC721,
+                            ZERO,
+                            sender,
+                            nft_id,
+                            1,
+                        )
+                    )
+                if i % 5 == 0:
+                    for k, (parent, depth, frm, to, val) in enumerate(
+                        ((None, 0, sender, token, 0), (0, 1, token, receiver, 10**15))
+                    ):
+                        batch.internal_calls.append(
+                            InternalCall(
+                                CHAIN_ID,
+                                n,
+                                bh,
+                                ts,
+                                i,
+                                th,
+                                k,
+                                parent,
+                                depth,
+                                "CALL",
+                                frm,
+                                to,
+                                val,
+                                50_000,
+                                20_000,
+                                False,
+                                None,
+                            )
+                        )
+        write_evm_batch(engine, batch)
+        if progress is not None:
+            progress((last + 1) * txs_per_block)
+    mark_chain(engine, CHAIN_ID, name="Bench", network="testnet")
+    return n_blocks
