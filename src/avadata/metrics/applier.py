@@ -33,10 +33,10 @@ from avadata.metrics.rollup import (
     bucket_sums,
     changes,
 )
+from avadata.metrics.scopes import scopes_for
 from avadata.records import EvmBatch
 from avadata.store import dialect
 from avadata.store.schema import (
-    chains,
     metric_blocks,
     metric_counts,
     metric_first_seen,
@@ -44,7 +44,6 @@ from avadata.store.schema import (
     metric_sums,
 )
 
-TOTAL = "total"
 # Keys per IN (...) lookup: far below SQLite's bound-parameter limit.
 _CHUNK = 500
 
@@ -58,20 +57,6 @@ FIRST_DEPLOYER = "D"
 def apply_metrics(conn: Connection, batch: EvmBatch) -> None:
     """The store-writer applier: roll `batch` up (an `Applier` for write_evm_batch)."""
     apply_changes(conn, changes(batch))
-
-
-def scopes_for(conn: Connection, chain_id: int) -> list[str]:
-    """Membership scopes a chain feeds, narrowest first: itself, its network, total."""
-    network = conn.execute(
-        select(chains.c.network).where(chains.c.chain_id == chain_id)
-    ).scalar_one_or_none()
-    # A chain without a stored network is a test network (a devnet), as the chain listings say.
-    return [str(chain_id), network_of(network), TOTAL]
-
-
-def network_of(stored: str | None) -> str:
-    """The metrics network of a chain: its stored network, else testnet."""
-    return "mainnet" if stored == "mainnet" else "testnet"
 
 
 def apply_changes(conn: Connection, ch: RollupChanges) -> None:

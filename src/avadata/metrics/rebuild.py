@@ -26,11 +26,19 @@ from avadata.store.schema import (
     metric_counts,
     metric_first_seen,
     metric_members,
+    metric_scopes,
     metric_sums,
     token_transfers,
 )
 
-ROLLUP_TABLES = (metric_blocks, metric_sums, metric_members, metric_counts, metric_first_seen)
+ROLLUP_TABLES = (
+    metric_blocks,
+    metric_sums,
+    metric_members,
+    metric_counts,
+    metric_first_seen,
+    metric_scopes,
+)
 
 
 @dataclass(frozen=True, slots=True)

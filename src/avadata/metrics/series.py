@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, func, select
 
@@ -23,16 +24,14 @@ from avadata.metrics.applier import (
     KIND_ACTIVE,
     KIND_DEPLOYER,
     KIND_SENDER,
-    TOTAL,
-    network_of,
 )
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import CUMULATIVE_CONTRACTS_INCLUDES_DAY, MetricName
 from avadata.metrics.rollup import rate
+from avadata.metrics.scopes import AGGREGATES, aggregate_sets, is_materialized, key_of
 from avadata.store.queries import chains as chain_queries
-from avadata.store.schema import metric_counts, metric_sums
+from avadata.store.schema import metric_counts, metric_first_seen, metric_members, metric_sums
 
-AGGREGATES = ("total", "mainnet", "testnet")
 Number = int | float
 
 _DISTINCT = {
@@ -50,20 +49,24 @@ _MAX_EXACT = 2**63 - 1
 
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """What a `{chainId}` names: the membership scope key and the chains it covers."""
+    """What a `{chainId}` names: the membership scope key and the chains it covers.
+
+    `materialized` is False for an aggregate whose rows a writer has not built yet (a chain
+    joined since the last batch): its distinct counts are then a union query over its chains.
+    """
 
     key: str
     chain_ids: tuple[int, ...]
+    materialized: bool = True
 
 
 def resolve_scope(conn: Connection, chain_id: str) -> Scope | None:
     """A decimal EVM chain ID of a known chain, or total/mainnet/testnet; None if unknown."""
     if chain_id in AGGREGATES:
-        rows = chain_queries.list_chains(conn)
-        ids = tuple(
-            r.chain_id for r in rows if chain_id == TOTAL or network_of(r.network) == chain_id
-        )
-        return Scope(chain_id, ids)
+        ids = aggregate_sets(conn)[chain_id]
+        key = key_of(ids)
+        done = len(ids) < 2 or is_materialized(conn, key)
+        return Scope(key, ids, done)
     if not chain_id.isdigit() or len(chain_id) > 18:
         return None
     row = chain_queries.find_chain(conn, chain_id)
@@ -112,12 +115,12 @@ def points(
     if not stamps:
         return []
     if metric in _DISTINCT:
-        counts = _counts(conn, scope.key, _DISTINCT[metric], interval, oldest, newest)
+        counts = _counts(conn, scope, _DISTINCT[metric], interval, oldest, newest)
         return [(t, counts.get(t, 0)) for t in stamps]
     if metric in _CUMULATIVE_DISTINCT:
         kind = _CUMULATIVE_DISTINCT[metric]
-        base = _count_before(conn, scope.key, kind, oldest)
-        counts = _counts(conn, scope.key, kind, Interval.DAY, oldest, newest)
+        base = _count_before(conn, scope, kind, oldest)
+        counts = _counts(conn, scope, kind, Interval.DAY, oldest, newest)
         return _running(stamps, counts, base, include_day=True)
     cols = _NEEDS[metric]
     per_chain = {c: _sums(conn, c, interval, oldest, newest, cols) for c in scope.chain_ids}
@@ -241,11 +244,14 @@ def _sums(
 
 
 def _counts(
-    conn: Connection, scope: str, kind: str, interval: Interval, oldest: int, newest: int
+    conn: Connection, scope: Scope, kind: str, interval: Interval, oldest: int, newest: int
 ) -> dict[int, int]:
+    """Distinct members (kinds a/s/d) or first sightings (A/D) per bucket in [oldest, newest]."""
+    if not scope.materialized:
+        return _union_counts(conn, scope, kind, interval, oldest, newest)
     c = metric_counts.c
     q = select(c.bucket, c["count"]).where(
-        c.scope == scope,
+        c.scope == scope.key,
         c.kind == kind,
         c.interval == interval.code,
         c.bucket.between(oldest, newest),
@@ -253,12 +259,53 @@ def _counts(
     return {int(b): int(n) for b, n in conn.execute(q)}
 
 
-def _count_before(conn: Connection, scope: str, kind: str, day: int) -> int:
+def _count_before(conn: Connection, scope: Scope, kind: str, day: int) -> int:
+    """First sightings (A/D) before `day`."""
+    if not scope.materialized:
+        firsts = _union_first_days(scope, kind)
+        q = select(func.count()).select_from(firsts).where(firsts.c.day < day)
+        return int(conn.execute(q).scalar_one())
     c = metric_counts.c
     q = select(func.coalesce(func.sum(c["count"]), 0)).where(
-        c.scope == scope, c.kind == kind, c.interval == Interval.DAY.code, c.bucket < day
+        c.scope == scope.key, c.kind == kind, c.interval == Interval.DAY.code, c.bucket < day
     )
     return int(conn.execute(q).scalar_one())
+
+
+def _union_first_days(scope: Scope, kind: str) -> Any:
+    f = metric_first_seen.c
+    return (
+        select(f.address, func.min(f.first_day).label("day"))
+        .where(f.scope.in_([str(c) for c in scope.chain_ids]), f.kind == kind)
+        .group_by(f.address)
+        .subquery()
+    )
+
+
+def _union_counts(
+    conn: Connection, scope: Scope, kind: str, interval: Interval, oldest: int, newest: int
+) -> dict[int, int]:
+    """The slow, exact path for an aggregate not materialised yet: union of its chains."""
+    if kind in (FIRST_ADDRESS, FIRST_DEPLOYER):
+        firsts = _union_first_days(scope, kind)
+        q = (
+            select(firsts.c.day, func.count())
+            .where(firsts.c.day.between(oldest, newest))
+            .group_by(firsts.c.day)
+        )
+    else:
+        m = metric_members.c
+        q = (
+            select(m.bucket, func.count(m.address.distinct()))
+            .where(
+                m.scope.in_([str(c) for c in scope.chain_ids]),
+                m.kind == kind,
+                m.interval == interval.code,
+                m.bucket.between(oldest, newest),
+            )
+            .group_by(m.bucket)
+        )
+    return {int(b): int(n) for b, n in conn.execute(q)}
 
 
 def _sum_before(conn: Connection, scope: Scope, column: str, day: int) -> int:

@@ -416,6 +416,16 @@ metric_first_seen = Table(
     sqlite_with_rowid=False,
 )
 
+# Aggregate membership scopes that are materialised (see avadata.metrics.scopes): the key is
+# derived from the set of chains, listed here for the record.
+metric_scopes = Table(
+    "metric_scopes",
+    metadata,
+    Column("scope", String(24), nullable=False),
+    Column("chain_ids", Text, nullable=False),
+    PrimaryKeyConstraint("scope"),
+)
+
 # Metrics API page tokens: a UUID names the query and where the next page starts, so any API
 # process can continue a page; valid 24 h from created_at.
 metric_page_tokens = Table(
@@ -473,6 +483,7 @@ __all__ = [
     "metric_first_seen",
     "metric_members",
     "metric_page_tokens",
+    "metric_scopes",
     "metric_sums",
     "native_balances",
     "nft_tokens",

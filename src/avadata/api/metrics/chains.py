@@ -16,7 +16,7 @@ from avadata.api.deps import Conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.metrics.service import Metrics
-from avadata.metrics.applier import network_of
+from avadata.metrics.scopes import network_of
 from avadata.store.queries import chains as queries
 from avadata.store.queries.chains import ChainRow
 

@@ -395,6 +395,12 @@ def _upgrade_metrics() -> None:
         sqlite_with_rowid=False,
     )
     op.create_table(
+        "metric_scopes",
+        sa.Column("scope", sa.String(length=24), nullable=False),
+        sa.Column("chain_ids", sa.Text(), nullable=False),
+        sa.PrimaryKeyConstraint("scope", name=op.f("pk_metric_scopes")),
+    )
+    op.create_table(
         "metric_page_tokens",
         sa.Column("token", sa.String(length=36), nullable=False),
         sa.Column("created_at", sa.BigInteger(), nullable=False),
@@ -430,6 +436,7 @@ def _downgrade_metrics() -> None:
     with op.batch_alter_table("metric_page_tokens", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_metric_page_tokens_created_at_"))
     op.drop_table("metric_page_tokens")
+    op.drop_table("metric_scopes")
     op.drop_table("metric_members")
     op.drop_table("metric_first_seen")
     op.drop_table("metric_counts")

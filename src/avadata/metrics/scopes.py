@@ -1,0 +1,137 @@
+"""Which membership scopes a chain's distinct counts go to, and the aggregate scopes' upkeep.
+
+Stage: metrics (reads `chains`, writes metric_* tables).
+
+A scope is the set of chains a distinct count runs over. A single chain's scope key is its
+chain ID in decimal. An aggregate (`total`, `mainnet`, `testnet`) with two or more chains gets
+a key derived from its set of chain IDs ("agg:" + a digest), so aggregates with the same chains
+(total == testnet on a one-network devnet) share their rows, and an aggregate of one chain
+simply reads that chain's rows: a single-chain store writes every membership row once.
+
+Invariant: an aggregate key listed in `metric_scopes` holds the union of its chains' rows. A
+key is materialised (copied from its chains' scopes, in the writer's transaction) the first
+time a writer needs it, i.e. after a chain joined or changed network; keys no longer current
+are dropped then too. Readers fall back to a union query for a key not materialised yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from sqlalchemy import Connection, String, delete, func, literal, select
+
+from avadata.store import dialect
+from avadata.store.schema import (
+    chains,
+    metric_counts,
+    metric_first_seen,
+    metric_members,
+    metric_scopes,
+)
+
+TOTAL = "total"
+AGGREGATES = (TOTAL, "mainnet", "testnet")
+
+
+def network_of(stored: str | None) -> str:
+    """The metrics network of a chain: its stored network, else testnet (a devnet)."""
+    return "mainnet" if stored == "mainnet" else "testnet"
+
+
+def key_of(chain_ids: Iterable[int]) -> str:
+    """The scope key of a set of chains ("" for none)."""
+    ids = sorted(set(chain_ids))
+    if len(ids) <= 1:
+        return str(ids[0]) if ids else ""
+    digest = hashlib.sha256(",".join(map(str, ids)).encode()).hexdigest()[:20]
+    return f"agg:{digest}"
+
+
+def aggregate_sets(conn: Connection) -> dict[str, tuple[int, ...]]:
+    """{total/mainnet/testnet: chain IDs}, from the chains table."""
+    rows = conn.execute(select(chains.c.chain_id, chains.c.network)).all()
+    out: dict[str, tuple[int, ...]] = {}
+    for name in AGGREGATES:
+        out[name] = tuple(sorted(int(c) for c, n in rows if name == TOTAL or network_of(n) == name))
+    return out
+
+
+def is_materialized(conn: Connection, key: str) -> bool:
+    s = metric_scopes.c
+    return conn.execute(select(s.scope).where(s.scope == key)).first() is not None
+
+
+def scopes_for(conn: Connection, chain_id: int) -> list[str]:
+    """The scope keys `chain_id` writes to, narrowest first; materialises new aggregates."""
+    sets = aggregate_sets(conn)
+    current = {key_of(ids): ids for ids in sets.values() if len(ids) >= 2}
+    s = metric_scopes.c
+    stored = {r[0] for r in conn.execute(select(s.scope))}
+    if stored != set(current):
+        _drop(conn, sorted(stored - set(current)))
+        for key in sorted(set(current) - stored):
+            _materialize(conn, key, current[key])
+    out = [str(chain_id)]
+    # Narrowest first (chain, its network, total): the applier cascades only rows that were
+    # new in a scope to the next one, which is right only when each scope contains the last.
+    for ids in sorted(sets.values(), key=len):
+        key = key_of(ids)
+        if chain_id in ids and len(ids) >= 2 and key not in out:
+            out.append(key)
+    return out
+
+
+def _drop(conn: Connection, keys: list[str]) -> None:
+    if not keys:
+        return
+    conn.execute(delete(metric_members).where(metric_members.c.scope.in_(keys)))
+    conn.execute(delete(metric_counts).where(metric_counts.c.scope.in_(keys)))
+    conn.execute(delete(metric_first_seen).where(metric_first_seen.c.scope.in_(keys)))
+    conn.execute(delete(metric_scopes).where(metric_scopes.c.scope.in_(keys)))
+
+
+def _materialize(conn: Connection, key: str, chain_ids: tuple[int, ...]) -> None:
+    """Claim `key` (a concurrent writer waits on the claim row) and copy its chains' rows."""
+    claimed = conn.execute(
+        dialect.insert_or_ignore(conn, metric_scopes)
+        .values(scope=key, chain_ids=",".join(map(str, chain_ids)))
+        .returning(metric_scopes.c.scope)
+    ).first()
+    if claimed is None:
+        return
+    parts = [str(c) for c in chain_ids]
+    lit = literal(key, String(24))
+    m, f = metric_members.c, metric_first_seen.c
+    conn.execute(
+        metric_members.insert().from_select(
+            ["scope", "kind", "interval", "bucket", "address"],
+            select(lit, m.kind, m.interval, m.bucket, m.address)
+            .where(m.scope.in_(parts))
+            .distinct(),
+        )
+    )
+    conn.execute(
+        metric_first_seen.insert().from_select(
+            ["scope", "kind", "address", "first_day"],
+            select(lit, f.kind, f.address, func.min(f.first_day))
+            .where(f.scope.in_(parts))
+            .group_by(f.kind, f.address),
+        )
+    )
+    conn.execute(
+        metric_counts.insert().from_select(
+            ["scope", "kind", "interval", "bucket", "count"],
+            select(lit, m.kind, m.interval, m.bucket, func.count())
+            .where(m.scope == key)
+            .group_by(m.kind, m.interval, m.bucket),
+        )
+    )
+    conn.execute(
+        metric_counts.insert().from_select(
+            ["scope", "kind", "interval", "bucket", "count"],
+            select(lit, f.kind, literal("d", String(1)), f.first_day, func.count())
+            .where(f.scope == key)
+            .group_by(f.kind, f.first_day),
+        )
+    )
