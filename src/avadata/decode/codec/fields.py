@@ -225,6 +225,18 @@ BLS_PUBKEY = Fixed(48, "48-byte BLS public key")
 BLS_SIG = Fixed(96, "96-byte BLS signature")
 
 
+_PRIMITIVE_METHODS: dict[int, str] = {
+    id(U8): "u8",
+    id(U16): "u16",
+    id(U32): "u32",
+    id(U64): "u64",
+    id(I64): "i64",
+    id(BOOL): "boolean",
+    id(VAR_BYTES): "var_bytes",
+    id(STR): "string",
+}
+
+
 class JsonName:
     """Annotation metadata: the JSON key for a field when camelCase of its name is wrong."""
 
@@ -262,18 +274,37 @@ def struct(cls: S) -> S:
     dc.__codec_fields__ = tuple(fields)
     dc.__codec_json__ = json_names
     dc.__codec_min_size__ = sum(k.min_size for _, k in fields)
-    dc.__codec_readers__ = tuple(k.read for _, k in fields)
-    dc.__codec_plain__ = len(fields) == len(dataclasses.fields(dc))
+    dc.__codec_read__ = _compile_reader(dc, fields)
     return typing.cast(S, dc)
 
 
+def _compile_reader(cls: type[Any], fields: list[tuple[str, Kind]]) -> Any:
+    """One straight-line function per struct: `cls(r.u32(), r.fixed(32, ...), rd2(r, t))`.
+
+    This is the decoder's hot path; generating it once (as dataclasses does for __init__)
+    removes a call layer per primitive field and the per-struct loop. Codec fields come
+    first in every struct, so positional arguments line up (non-codec fields have defaults).
+    """
+    ns: dict[str, Any] = {"cls": cls}
+    args: list[str] = []
+    for i, (_, kind) in enumerate(fields):
+        method = _PRIMITIVE_METHODS.get(id(kind))
+        if method is not None:
+            args.append(f"r.{method}()")
+        elif type(kind) is Fixed:
+            ns[f"w{i}"] = kind.what
+            args.append(f"r.fixed({kind.min_size}, w{i})")
+        else:
+            ns[f"rd{i}"] = kind.read
+            args.append(f"rd{i}(r, t)")
+    src = f"def read(r, t):\n    return cls({', '.join(args)})\n"
+    exec(src, ns)  # noqa: S102 - source built above from our own field table only
+    return ns["read"]
+
+
 def read_struct(cls: type[T], r: Reader, t: TypeTable) -> T:
-    readers = cls.__codec_readers__  # type: ignore[attr-defined]
-    values = [rd(r, t) for rd in readers]
-    if cls.__codec_plain__:  # type: ignore[attr-defined]
-        return cls(*values)
-    names = [n for n, _ in cls.__codec_fields__]  # type: ignore[attr-defined]
-    return cls(**dict(zip(names, values, strict=True)))
+    obj: T = cls.__codec_read__(r, t)  # type: ignore[attr-defined]
+    return obj
 
 
 def write_struct(obj: Any, w: Writer, t: TypeTable) -> None:
