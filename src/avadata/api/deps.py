@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -58,7 +59,8 @@ class AppState:
     prices: PriceSource | None
 
 
-def state(request: Request) -> AppState:
+# Async (it does no I/O) so FastAPI does not hop to a worker thread to run it.
+async def state(request: Request) -> AppState:
     st: AppState = request.app.state.avadata
     return st
 
@@ -71,6 +73,7 @@ def connection(st: State) -> Iterator[Connection]:
         yield conn
 
 
+# A dependency for routes that want one (the metrics routes); the EVM routes use chain_conn.
 Conn = Annotated[Connection, Depends(connection)]
 
 
@@ -96,14 +99,27 @@ class _ChainCache:
 _cache = _ChainCache()
 
 
-def chain(conn: Conn, chain_id: ChainIdPath) -> ChainRow:
+def chain(conn: Connection, chain_id: str) -> ChainRow:
     row = _cache.get(conn, chain_id)
     if row is None:
         raise not_found(f"chainId: unknown chain {chain_id!r} (see GET /v1/chains)")
     return row
 
 
-Chain = Annotated[ChainRow, Depends(chain)]
+# Routes open their connection (and look the chain up) inside their own body rather than
+# through sync dependencies: FastAPI runs each sync dependency in a worker thread of its own,
+# and those hops cost more than the queries.
+@contextmanager
+def read_conn(st: AppState) -> Iterator[Connection]:
+    with st.engine.connect() as conn:
+        yield conn
+
+
+@contextmanager
+def chain_conn(st: AppState, chain_id: str) -> Iterator[tuple[Connection, ChainRow]]:
+    """A read-only connection and the chain of `chain_id` (404 when unknown)."""
+    with st.engine.connect() as conn:
+        yield conn, chain(conn, chain_id)
 
 
 def address(value: str, name: str = "address") -> str:

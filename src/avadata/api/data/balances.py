@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Query
+from sqlalchemy import Connection
 
 from avadata.api.data.listing import cut, with_token
 from avadata.api.data.models import (
@@ -26,11 +27,11 @@ from avadata.api.deps import (
     AddressPath,
     AppState,
     BalancePageSize,
-    Chain,
-    Conn,
+    ChainIdPath,
     PageToken,
     State,
     address,
+    chain_conn,
     page,
 )
 from avadata.api.encoding import JsonResponse
@@ -63,7 +64,7 @@ def _priced(
 
 
 def native_balance(
-    st: AppState, conn: Conn, chain: ChainRow, holder: str, block: int | None, currency: str
+    st: AppState, conn: Connection, chain: ChainRow, holder: str, block: int | None, currency: str
 ) -> NativeTokenBalance:
     raw = None if block is None else queries.native_at(conn, chain.chain_id, holder, block)
     decimals = st.settings.native_token_decimals
@@ -104,8 +105,7 @@ def _block_number(raw: str | None, latest: int | None) -> int | None:
 )
 def list_erc20_balances(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     blockNumber: Annotated[
         str | None,
@@ -119,50 +119,53 @@ def list_erc20_balances(
     ] = None,
     currency: Annotated[CurrencyCode, Query()] = "usd",
 ) -> JsonResponse:
-    holder = address.lower()
-    contracts = _contracts(contractAddresses)
-    block = _block_number(blockNumber, block_queries.latest_number(conn, chain.chain_id))
-    filters = {
-        "chain": chain.chain_id,
-        "holder": holder,
-        "block": block,
-        "spam": filterSpamTokens,
-        "contracts": contracts,
-        "currency": currency,
-    }
-    pg = page(st, "erc20-balances", filters, pageToken, pageSize, arity=1)
-    items: list[Erc20TokenBalance] = []
-    token: str | None = None
-    if block is not None:
-        rows, token = cut(
-            queries.erc20_at(conn, chain.chain_id, holder, block, contracts, pg.after, pg.size + 1),
-            pg,
-            lambda r: (str(r.token),),
-        )
-        for r in rows:
-            known = r.token_name is not None and r.token_symbol is not None
-            # Without a reputation source, "spam" means a token whose ERC-20 metadata could not
-            # be read: it cannot be shown truthfully, so the default filter hides it.
-            if filterSpamTokens and not (known and r.token_decimals is not None):
-                continue
-            decimals = int(r.token_decimals or 0)
-            item: dict[str, Any] = {
-                "address": checksum(r.token),
-                "name": r.token_name or "",
-                "symbol": r.token_symbol or "",
-                "decimals": decimals,
-                "ercType": "ERC-20",
-                "chainId": str(chain.chain_id),
-                "balance": str(r.balance),
-                "tokenReputation": None,
-            }
-            _priced(item, st, chain.chain_id, r.token, int(r.balance), decimals, currency)
-            items.append(cast(Erc20TokenBalance, item))
-    body: dict[str, Any] = {
-        "nativeTokenBalance": native_balance(st, conn, chain, holder, block, currency),
-        "erc20TokenBalances": items,
-    }
-    return JsonResponse(with_token(body, token))
+    with chain_conn(st, chain_id) as (conn, chain):
+        holder = address.lower()
+        contracts = _contracts(contractAddresses)
+        block = _block_number(blockNumber, block_queries.latest_number(conn, chain.chain_id))
+        filters = {
+            "chain": chain.chain_id,
+            "holder": holder,
+            "block": block,
+            "spam": filterSpamTokens,
+            "contracts": contracts,
+            "currency": currency,
+        }
+        pg = page(st, "erc20-balances", filters, pageToken, pageSize, arity=1)
+        items: list[Erc20TokenBalance] = []
+        token: str | None = None
+        if block is not None:
+            rows, token = cut(
+                queries.erc20_at(
+                    conn, chain.chain_id, holder, block, contracts, pg.after, pg.size + 1
+                ),
+                pg,
+                lambda r: (str(r.token),),
+            )
+            for r in rows:
+                known = r.token_name is not None and r.token_symbol is not None
+                # Without a reputation source, "spam" means a token whose ERC-20 metadata could not
+                # be read: it cannot be shown truthfully, so the default filter hides it.
+                if filterSpamTokens and not (known and r.token_decimals is not None):
+                    continue
+                decimals = int(r.token_decimals or 0)
+                item: dict[str, Any] = {
+                    "address": checksum(r.token),
+                    "name": r.token_name or "",
+                    "symbol": r.token_symbol or "",
+                    "decimals": decimals,
+                    "ercType": "ERC-20",
+                    "chainId": str(chain.chain_id),
+                    "balance": str(r.balance),
+                    "tokenReputation": None,
+                }
+                _priced(item, st, chain.chain_id, r.token, int(r.balance), decimals, currency)
+                items.append(cast(Erc20TokenBalance, item))
+        body: dict[str, Any] = {
+            "nativeTokenBalance": native_balance(st, conn, chain, holder, block, currency),
+            "erc20TokenBalances": items,
+        }
+        return JsonResponse(with_token(body, token))
 
 
 @router.get(
@@ -173,8 +176,7 @@ def list_erc20_balances(
 )
 def list_erc721_balances(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     pageToken: PageToken = None,
     pageSize: BalancePageSize = 10,
@@ -183,32 +185,33 @@ def list_erc721_balances(
         Query(pattern=r"^0x[0-9a-fA-F]{40}$", description="Only tokens of this contract"),
     ] = None,
 ) -> JsonResponse:
-    owner = address.lower()
-    contract = None if contractAddress is None else contractAddress.lower()
-    filters = {"chain": chain.chain_id, "owner": owner, "contract": contract}
-    pg = page(st, "erc721-balances", filters, pageToken, pageSize, arity=2)
-    rows, token = cut(
-        queries.erc721_owned(conn, chain.chain_id, owner, contract, pg.after, pg.size + 1),
-        pg,
-        lambda r: (str(r.token), str(r.token_id)),
-    )
-    items: list[Erc721TokenBalance] = [
-        {
-            "address": checksum(r.token),
-            "name": r.token_name or "",
-            "symbol": r.token_symbol or "",
-            "ercType": "ERC-721",
-            "tokenId": str(r.token_id),
-            "tokenUri": r.token_uri or "",
-            "metadata": erc721_metadata(r),
-            "ownerAddress": checksum(r.owner),
-            "chainId": str(chain.chain_id),
+    with chain_conn(st, chain_id) as (conn, chain):
+        owner = address.lower()
+        contract = None if contractAddress is None else contractAddress.lower()
+        filters = {"chain": chain.chain_id, "owner": owner, "contract": contract}
+        pg = page(st, "erc721-balances", filters, pageToken, pageSize, arity=2)
+        rows, token = cut(
+            queries.erc721_owned(conn, chain.chain_id, owner, contract, pg.after, pg.size + 1),
+            pg,
+            lambda r: (str(r.token), str(r.token_id)),
+        )
+        items: list[Erc721TokenBalance] = [
+            {
+                "address": checksum(r.token),
+                "name": r.token_name or "",
+                "symbol": r.token_symbol or "",
+                "ercType": "ERC-721",
+                "tokenId": str(r.token_id),
+                "tokenUri": r.token_uri or "",
+                "metadata": erc721_metadata(r),
+                "ownerAddress": checksum(r.owner),
+                "chainId": str(chain.chain_id),
+            }
+            for r in rows
+        ]
+        latest = block_queries.latest_number(conn, chain.chain_id)
+        body: dict[str, Any] = {
+            "nativeTokenBalance": native_balance(st, conn, chain, owner, latest, "usd"),
+            "erc721TokenBalances": items,
         }
-        for r in rows
-    ]
-    latest = block_queries.latest_number(conn, chain.chain_id)
-    body: dict[str, Any] = {
-        "nativeTokenBalance": native_balance(st, conn, chain, owner, latest, "usd"),
-        "erc721TokenBalances": items,
-    }
-    return JsonResponse(with_token(body, token))
+        return JsonResponse(with_token(body, token))

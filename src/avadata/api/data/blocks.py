@@ -10,11 +10,20 @@ from __future__ import annotations
 import re
 
 from fastapi import APIRouter, Path
+from sqlalchemy import Connection
 
 from avadata.api.data.listing import cut, with_token
 from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeTransactionsResponse
 from avadata.api.data.transactions import native_tx
-from avadata.api.deps import BlockTxPageSize, Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.deps import (
+    BlockTxPageSize,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    page,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.store.queries import blocks as queries
@@ -52,18 +61,19 @@ def evm_block(row: AnyRow) -> EvmBlock:
     response_model=None,
 )
 def list_blocks(
-    st: State, conn: Conn, chain: Chain, pageToken: PageToken = None, pageSize: PageSize = 10
+    st: State, chain_id: ChainIdPath, pageToken: PageToken = None, pageSize: PageSize = 10
 ) -> JsonResponse:
-    pg = page(st, "blocks", {"chain": chain.chain_id}, pageToken, pageSize, arity=1)
-    rows, token = cut(
-        queries.list_blocks(conn, chain.chain_id, pg.after, pg.size + 1),
-        pg,
-        lambda r: (int(r.number),),
-    )
-    return JsonResponse(with_token({"blocks": [evm_block(r) for r in rows]}, token))
+    with chain_conn(st, chain_id) as (conn, chain):
+        pg = page(st, "blocks", {"chain": chain.chain_id}, pageToken, pageSize, arity=1)
+        rows, token = cut(
+            queries.list_blocks(conn, chain.chain_id, pg.after, pg.size + 1),
+            pg,
+            lambda r: (int(r.number),),
+        )
+        return JsonResponse(with_token({"blocks": [evm_block(r) for r in rows]}, token))
 
 
-def resolve_block(conn: Conn, chain_id: int, block_id: str) -> int:
+def resolve_block(conn: Connection, chain_id: int, block_id: str) -> int:
     """A block number or hash -> the stored block's number; 400 if neither, 404 if unknown."""
     if block_id.isdigit() and len(block_id) <= 18:
         number = queries.block_number(conn, chain_id, number=int(block_id))
@@ -87,24 +97,31 @@ def resolve_block(conn: Conn, chain_id: int, block_id: str) -> int:
 )
 def block_transactions(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     block_id: str = Path(alias="blockId", description="A block number or block hash"),
     pageToken: PageToken = None,
     pageSize: BlockTxPageSize = 0,
 ) -> JsonResponse:
-    number = resolve_block(conn, chain.chain_id, block_id)
-    if pageSize == 0:
-        if pageToken:
-            raise bad_request("pageToken: pageSize 0 returns the whole block; there is no page 2")
-        rows = tx_queries.list_in_block(conn, chain.chain_id, number, None, None)
-        return JsonResponse({"transactions": [native_tx(r) for r in rows]})
-    pg = page(
-        st, "block-txs", {"chain": chain.chain_id, "block": number}, pageToken, pageSize, arity=1
-    )
-    rows, token = cut(
-        tx_queries.list_in_block(conn, chain.chain_id, number, pg.after, pg.size + 1),
-        pg,
-        lambda r: (int(r.tx_index),),
-    )
-    return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, token))
+    with chain_conn(st, chain_id) as (conn, chain):
+        number = resolve_block(conn, chain.chain_id, block_id)
+        if pageSize == 0:
+            if pageToken:
+                raise bad_request(
+                    "pageToken: pageSize 0 returns the whole block; there is no page 2"
+                )
+            rows = tx_queries.list_in_block(conn, chain.chain_id, number, None, None)
+            return JsonResponse({"transactions": [native_tx(r) for r in rows]})
+        pg = page(
+            st,
+            "block-txs",
+            {"chain": chain.chain_id, "block": number},
+            pageToken,
+            pageSize,
+            arity=1,
+        )
+        rows, token = cut(
+            tx_queries.list_in_block(conn, chain.chain_id, number, pg.after, pg.size + 1),
+            pg,
+            lambda r: (int(r.tx_index),),
+        )
+        return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, token))

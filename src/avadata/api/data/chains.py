@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from avadata.api.data.models import ChainInfo, DataListChainsResponse
-from avadata.api.deps import Chain, Conn, State
+from avadata.api.deps import ChainIdPath, State, chain_conn, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.settings import Settings
@@ -52,15 +52,17 @@ def chain_info(row: ChainRow, settings: Settings) -> ChainInfo:
 )
 def list_chains(
     st: State,
-    conn: Conn,
     network: Annotated[Literal["mainnet", "fuji", "testnet"] | None, Query()] = None,
     feature: Annotated[Literal["nftIndexing", "webhooks", "teleporter"] | None, Query()] = None,
 ) -> JsonResponse:
-    stored = "testnet" if network in ("fuji", "testnet") else network
-    rows = queries.list_chains(conn, stored)
-    # No chain advertises an optional feature yet, so a feature filter matches none.
-    chains: list[Any] = [] if feature is not None else [chain_info(r, st.settings) for r in rows]
-    return JsonResponse({"chains": chains})
+    with read_conn(st) as conn:
+        stored = "testnet" if network in ("fuji", "testnet") else network
+        rows = queries.list_chains(conn, stored)
+        # No chain advertises an optional feature yet, so a feature filter matches none.
+        chains: list[Any] = (
+            [] if feature is not None else [chain_info(r, st.settings) for r in rows]
+        )
+        return JsonResponse({"chains": chains})
 
 
 @router.get(
@@ -69,5 +71,6 @@ def list_chains(
     responses={200: {"model": ChainInfo}, **ERROR_RESPONSES},
     response_model=None,
 )
-def get_chain(st: State, chain: Chain) -> JsonResponse:
-    return JsonResponse(chain_info(chain, st.settings))
+def get_chain(st: State, chain_id: ChainIdPath) -> JsonResponse:
+    with chain_conn(st, chain_id) as (conn, chain):
+        return JsonResponse(chain_info(chain, st.settings))

@@ -14,7 +14,15 @@ from fastapi import APIRouter
 from avadata.api.data.listing import cut, with_token
 from avadata.api.data.models import AnyContract, ListContractsResponse
 from avadata.api.data.shapes import checksum
-from avadata.api.deps import AddressPath, Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.deps import (
+    AddressPath,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    page,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import contracts as queries
@@ -49,24 +57,24 @@ def deployed_contract(row: AnyRow) -> AnyContract:
 )
 def list_deployments(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
-    deployer = address.lower()
-    pg = page(
-        st,
-        "deployments",
-        {"chain": chain.chain_id, "deployer": deployer},
-        pageToken,
-        pageSize,
-        arity=3,
-    )
-    rows, token = cut(
-        queries.deployed_by(conn, chain.chain_id, deployer, pg.after, pg.size + 1),
-        pg,
-        lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
-    )
-    return JsonResponse(with_token({"contracts": [deployed_contract(r) for r in rows]}, token))
+    with chain_conn(st, chain_id) as (conn, chain):
+        deployer = address.lower()
+        pg = page(
+            st,
+            "deployments",
+            {"chain": chain.chain_id, "deployer": deployer},
+            pageToken,
+            pageSize,
+            arity=3,
+        )
+        rows, token = cut(
+            queries.deployed_by(conn, chain.chain_id, deployer, pg.after, pg.size + 1),
+            pg,
+            lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
+        )
+        return JsonResponse(with_token({"contracts": [deployed_contract(r) for r in rows]}, token))

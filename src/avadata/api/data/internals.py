@@ -19,7 +19,15 @@ from avadata.api.data.models import (
 )
 from avadata.api.data.shapes import rich
 from avadata.api.data.transfers import EndBlock, StartBlock
-from avadata.api.deps import AddressPath, Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.deps import (
+    AddressPath,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    page,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import internals as queries
@@ -57,21 +65,21 @@ def internal_tx(row: AnyRow) -> InternalTransaction:
 )
 def list_internals(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     startBlock: StartBlock = None,
     endBlock: EndBlock = None,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
-    start, end = block_range(startBlock, endBlock)
-    who = address.lower()
-    filters = {"chain": chain.chain_id, "address": who, "start": start, "end": end}
-    pg = page(st, "internals", filters, pageToken, pageSize, arity=3)
-    rows, token = cut(
-        queries.by_address(conn, chain.chain_id, who, start, end, pg.after, pg.size + 1),
-        pg,
-        lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
-    )
-    return JsonResponse(with_token({"transactions": [internal_tx(r) for r in rows]}, token))
+    with chain_conn(st, chain_id) as (conn, chain):
+        start, end = block_range(startBlock, endBlock)
+        who = address.lower()
+        filters = {"chain": chain.chain_id, "address": who, "start": start, "end": end}
+        pg = page(st, "internals", filters, pageToken, pageSize, arity=3)
+        rows, token = cut(
+            queries.by_address(conn, chain.chain_id, who, start, end, pg.after, pg.size + 1),
+            pg,
+            lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
+        )
+        return JsonResponse(with_token({"transactions": [internal_tx(r) for r in rows]}, token))

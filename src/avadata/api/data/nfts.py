@@ -13,7 +13,15 @@ from fastapi import APIRouter
 from avadata.api.data.listing import cut, with_token
 from avadata.api.data.models import Erc721Token, Erc1155Token, ListNftTokens
 from avadata.api.data.shapes import erc721_token, erc1155_token
-from avadata.api.deps import AddressPath, Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.deps import (
+    AddressPath,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    page,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import nfts as queries
@@ -29,31 +37,31 @@ router = APIRouter(tags=["NFTs"])
 )
 def list_collection_tokens(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
-    token_address = address.lower()
-    pg = page(
-        st,
-        "nft-tokens",
-        {"chain": chain.chain_id, "token": token_address},
-        pageToken,
-        pageSize,
-        arity=1,
-    )
-    rows, token = cut(
-        queries.collection_tokens(conn, chain.chain_id, token_address, pg.after, pg.size + 1),
-        pg,
-        lambda r: (str(r.token_id),),
-    )
-    items: list[Erc721Token | Erc1155Token] = []
-    for r in rows:
-        if r.standard == "ERC-1155":
-            items.append(erc1155_token(r))
-        else:
-            items.append(erc721_token(r, owner=r.owner))
-    body: dict[str, Any] = {"tokens": items}
-    return JsonResponse(with_token(body, token))
+    with chain_conn(st, chain_id) as (conn, chain):
+        token_address = address.lower()
+        pg = page(
+            st,
+            "nft-tokens",
+            {"chain": chain.chain_id, "token": token_address},
+            pageToken,
+            pageSize,
+            arity=1,
+        )
+        rows, token = cut(
+            queries.collection_tokens(conn, chain.chain_id, token_address, pg.after, pg.size + 1),
+            pg,
+            lambda r: (str(r.token_id),),
+        )
+        items: list[Erc721Token | Erc1155Token] = []
+        for r in rows:
+            if r.standard == "ERC-1155":
+                items.append(erc1155_token(r))
+            else:
+                items.append(erc721_token(r, owner=r.owner))
+        body: dict[str, Any] = {"tokens": items}
+        return JsonResponse(with_token(body, token))

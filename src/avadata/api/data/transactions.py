@@ -12,7 +12,14 @@ from fastapi import APIRouter, Query
 from avadata.api.data.listing import cut, with_token
 from avadata.api.data.models import ListNativeTransactionsResponse, Method, NativeTransaction
 from avadata.api.data.shapes import rich
-from avadata.api.deps import Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.deps import (
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    page,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import evm_txs as queries
@@ -66,18 +73,18 @@ def native_tx(row: AnyRow) -> NativeTransaction:
 )
 def list_latest(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
     status: Annotated[Literal["failed", "success"] | None, Query()] = None,
 ) -> JsonResponse:
-    filters = {"chain": chain.chain_id, "status": status}
-    pg = page(st, "latest-txs", filters, pageToken, pageSize, arity=2)
-    success = None if status is None else status == "success"
-    rows, token = cut(
-        queries.list_latest(conn, chain.chain_id, success, pg.after, pg.size + 1),
-        pg,
-        lambda r: (int(r.block_number), int(r.tx_index)),
-    )
-    return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, token))
+    with chain_conn(st, chain_id) as (conn, chain):
+        filters = {"chain": chain.chain_id, "status": status}
+        pg = page(st, "latest-txs", filters, pageToken, pageSize, arity=2)
+        success = None if status is None else status == "success"
+        rows, token = cut(
+            queries.list_latest(conn, chain.chain_id, success, pg.after, pg.size + 1),
+            pg,
+            lambda r: (int(r.block_number), int(r.tx_index)),
+        )
+        return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, token))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from sqlalchemy import Connection
 
 from avadata.api.data.listing import block_range, cut, with_token
 from avadata.api.data.models import (
@@ -17,7 +18,15 @@ from avadata.api.data.models import (
     ListTransfersResponse,
 )
 from avadata.api.data.shapes import transfer
-from avadata.api.deps import AddressPath, Chain, Conn, PageSize, PageToken, State, page
+from avadata.api.deps import (
+    AddressPath,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    page,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import transfers as queries
@@ -36,7 +45,7 @@ def _position(r: Any) -> tuple[int, int, int]:
 
 def _by_address(
     st: State,
-    conn: Conn,
+    conn: Connection,
     chain_id: int,
     address: str,
     standard: str,
@@ -65,17 +74,17 @@ def _by_address(
 )
 def list_erc20(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     startBlock: StartBlock = None,
     endBlock: EndBlock = None,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
-    return _by_address(
-        st, conn, chain.chain_id, address, "ERC-20", startBlock, endBlock, pageToken, pageSize
-    )
+    with chain_conn(st, chain_id) as (conn, chain):
+        return _by_address(
+            st, conn, chain.chain_id, address, "ERC-20", startBlock, endBlock, pageToken, pageSize
+        )
 
 
 @router.get(
@@ -86,17 +95,17 @@ def list_erc20(
 )
 def list_erc721(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     startBlock: StartBlock = None,
     endBlock: EndBlock = None,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
-    return _by_address(
-        st, conn, chain.chain_id, address, "ERC-721", startBlock, endBlock, pageToken, pageSize
-    )
+    with chain_conn(st, chain_id) as (conn, chain):
+        return _by_address(
+            st, conn, chain.chain_id, address, "ERC-721", startBlock, endBlock, pageToken, pageSize
+        )
 
 
 @router.get(
@@ -107,17 +116,17 @@ def list_erc721(
 )
 def list_erc1155(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     startBlock: StartBlock = None,
     endBlock: EndBlock = None,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
-    return _by_address(
-        st, conn, chain.chain_id, address, "ERC-1155", startBlock, endBlock, pageToken, pageSize
-    )
+    with chain_conn(st, chain_id) as (conn, chain):
+        return _by_address(
+            st, conn, chain.chain_id, address, "ERC-1155", startBlock, endBlock, pageToken, pageSize
+        )
 
 
 @router.get(
@@ -128,21 +137,23 @@ def list_erc1155(
 )
 def list_token_transfers(
     st: State,
-    conn: Conn,
-    chain: Chain,
+    chain_id: ChainIdPath,
     address: AddressPath,
     startBlock: StartBlock = None,
     endBlock: EndBlock = None,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
-    start, end = block_range(startBlock, endBlock)
-    token_address = address.lower()
-    filters = {"chain": chain.chain_id, "token": token_address, "start": start, "end": end}
-    pg = page(st, "token-transfers", filters, pageToken, pageSize, arity=3)
-    rows, next_token = cut(
-        queries.by_token(conn, chain.chain_id, token_address, start, end, pg.after, pg.size + 1),
-        pg,
-        _position,
-    )
-    return JsonResponse(with_token({"transfers": [transfer(r) for r in rows]}, next_token))
+    with chain_conn(st, chain_id) as (conn, chain):
+        start, end = block_range(startBlock, endBlock)
+        token_address = address.lower()
+        filters = {"chain": chain.chain_id, "token": token_address, "start": start, "end": end}
+        pg = page(st, "token-transfers", filters, pageToken, pageSize, arity=3)
+        rows, next_token = cut(
+            queries.by_token(
+                conn, chain.chain_id, token_address, start, end, pg.after, pg.size + 1
+            ),
+            pg,
+            _position,
+        )
+        return JsonResponse(with_token({"transfers": [transfer(r) for r in rows]}, next_token))
