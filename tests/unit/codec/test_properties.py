@@ -201,3 +201,30 @@ def test_type_id_of_the_wrong_role_is_refused() -> None:
     with pytest.raises(DecodeError) as e:
         api.decode_p_unsigned_tx(bytes.fromhex("000000000000") + bytes(40))
     assert e.value.offset == 2 and "PUnsignedTx" in e.value.expected
+
+
+RENDERABLE = [
+    ("P", struct_strategy(PChainTx, PCHAIN_TABLE)),
+    ("X", struct_strategy(XChainTx, XCHAIN_TABLE)),
+    ("C", struct_strategy(AtomicTx, ATOMIC_TABLE)),
+]
+
+
+@pytest.mark.parametrize(
+    "chain, strategy", RENDERABLE, ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_any_tx_renders_to_json(chain: str, strategy: Any) -> None:
+    import json
+
+    from avadata.decode.codec import render
+
+    @SETTINGS
+    @given(strategy)
+    def check(tx: Any) -> None:
+        out = render.tx_json(tx, chain)
+        assert out["txHash"] == tx.tx_id(
+            {"P": PCHAIN_TABLE, "X": XCHAIN_TABLE, "C": ATOMIC_TABLE}[chain]
+        )
+        json.dumps(out)
+
+    check()
