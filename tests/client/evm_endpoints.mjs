@@ -84,5 +84,19 @@ try {
     process.exit(1);
   }
 }
+// The SDK sends its apiKey as x-glacier-api-key; an unknown key is a 401 it types as
+// UnauthorizedError (so the header reaches us and the error body parses).
+try {
+  const keyed = new Avalanche({ enableTelemetry: false, apiKey: "avd_unknown_key" });
+  await keyed.data.evm.chains.list({}, opts);
+  console.log(JSON.stringify({ ok: false, name: "unknown api key", error: "no error thrown" }));
+  process.exit(1);
+} catch (err) {
+  summary["unknown api key"] = { error: err?.constructor?.name };
+  if (err?.constructor?.name !== "UnauthorizedError") {
+    console.log(JSON.stringify({ ok: false, name: "unknown api key", error: String(err) }));
+    process.exit(1);
+  }
+}
 console.log(JSON.stringify({ ok: stray.length === 0, summary, stray }));
 process.exit(stray.length === 0 ? 0 : 1);

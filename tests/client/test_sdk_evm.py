@@ -91,10 +91,10 @@ def test_every_evm_endpoint_parses_in_the_sdk(server: tuple[str, object]) -> Non
     result = json.loads(lines[-1])
     assert proc.returncode == 0 and result["ok"], json.dumps(result, indent=1) + proc.stderr
     summary = result["summary"]
-    print(json.dumps(summary))
     # Paged routes really were followed across several pages.
     assert summary["blocks.listLatest"]["pages"] == 10
     assert summary["blocks.listLatest"]["items"] == 30
     assert summary["address.transactions.listErc20"]["pages"] > 1
     assert summary["nfts.list(721)"]["pages"] > 1
     assert summary["unknown chain"]["error"] == "NotFoundError"
+    assert summary["unknown api key"]["error"] == "UnauthorizedError"
