@@ -78,6 +78,8 @@ class RateLimitMiddleware:
             return hit[1]
         with self.engine.connect() as conn:
             info = lookup(conn, key)
+        if len(self._keys) > 10_000:  # random bogus keys must not grow the cache forever
+            self._keys.clear()
         self._keys[key] = (now, info)
         return info
 
