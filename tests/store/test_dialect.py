@@ -5,10 +5,11 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, String, Table, select, text
+from sqlalchemy import Column, Integer, MetaData, PrimaryKeyConstraint, String, Table, select, text
 from sqlalchemy.exc import DBAPIError
 
 from avadata.store import dialect, make_engine, make_reader_engine
+from avadata.store.coltypes import I256, U256
 from avadata.store.schema import chains
 
 
@@ -147,3 +148,65 @@ def test_normalize_url_read_only_sqlite():
 def test_is_sqlite_url():
     assert dialect.is_sqlite_url("sqlite:///a.db")
     assert not dialect.is_sqlite_url("postgresql://u@h/db")
+
+
+def _ledger(engine):
+    md = MetaData()
+    t = Table(
+        "ledger",
+        md,
+        Column("chain_id", Integer, nullable=False),
+        Column("token", String(42), nullable=False),
+        Column("token_id", U256(), nullable=False),
+        Column("block_number", Integer, nullable=False),
+        Column("balance", I256(), nullable=False),
+        Column("note", String(10), nullable=False, server_default="dflt"),
+        PrimaryKeyConstraint("chain_id", "token", "token_id", "block_number"),
+    )
+    md.create_all(engine)
+    return t
+
+
+def test_bulk_insert_ignore_encodes_and_skips_existing_keys(engine):
+    t = _ledger(engine)
+    cols = ("chain_id", "token", "token_id", "block_number", "balance")
+    rows = [(1, "0xa", 2**256 - 1, 5, -(2**255)), (1, "0xa", 0, 5, 2**255), (1, "0xb", 7, 1, 0)]
+    with engine.begin() as conn:
+        dialect.bulk_insert_ignore(conn, t, cols, rows)
+        # Twice in one transaction, with one new row and one clash: the first value stays.
+        dialect.bulk_insert_ignore(conn, t, cols, [(1, "0xa", 0, 5, 1), (2, "0xa", 0, 5, 3)])
+        dialect.bulk_insert_ignore(conn, t, cols, [])
+    got = set()
+    with engine.connect() as conn:
+        for r in conn.execute(select(t)):
+            got.add(tuple(r))
+    assert got == {
+        (1, "0xa", 2**256 - 1, 5, -(2**255), "dflt"),
+        (1, "0xa", 0, 5, 2**255, "dflt"),
+        (1, "0xb", 7, 1, 0, "dflt"),
+        (2, "0xa", 0, 5, 3, "dflt"),
+    }
+
+
+def test_bulk_insert_ignore_rolls_back_with_the_transaction(engine):
+    t = _ledger(engine)
+    cols = ("chain_id", "token", "token_id", "block_number", "balance")
+    with pytest.raises(RuntimeError), engine.begin() as conn:
+        dialect.bulk_insert_ignore(conn, t, cols, [(1, "0xa", 1, 1, 1)])
+        raise RuntimeError
+    with engine.connect() as conn:
+        assert conn.execute(select(t)).all() == []
+
+
+def test_latest_before_seeks_the_last_row_under_the_block(engine):
+    t = _ledger(engine)
+    cols = ("chain_id", "token", "token_id", "block_number", "balance")
+    history = [(1, "0xa", 2**256 - 1, n, -n) for n in (2, 5, 9)] + [(1, "0xb", 0, 3, 30)]
+    history.append((2, "0xa", 2**256 - 1, 1, 999))  # another chain: never seen
+    with engine.begin() as conn:
+        dialect.bulk_insert_ignore(conn, t, cols, history)
+        keys = [("0xa", 2**256 - 1), ("0xb", 0), ("0xc", 1)] * 400  # more than one chunk
+        got = dialect.latest_before(conn, t, ("token", "token_id"), "balance", 1, 9, keys)
+        assert got == {("0xa", 2**256 - 1): -5, ("0xb", 0): 30}
+        assert dialect.latest_before(conn, t, ("token", "token_id"), "balance", 1, 2, keys) == {}
+        assert dialect.latest_before(conn, t, ("token", "token_id"), "balance", 1, 10, []) == {}

@@ -8,12 +8,18 @@ The divergences, all of them:
 - URLs and engine options (driver, SQLite PRAGMAs, read-only connections);
 - how a transaction begins on SQLite (BEGIN IMMEDIATE for the writer);
 - INSERT ... ON CONFLICT (both engines spell it alike, but SQLAlchemy builds it per dialect);
+- the bulk path for a batch's rows: executemany on SQLite; COPY into a temp table then one
+  INSERT ... SELECT ... ON CONFLICT DO NOTHING on PostgreSQL (3x faster than arrays);
+- "the latest row before block B for each of these keys" (balance histories): a LATERAL join
+  over unnest() on PostgreSQL, a correlated LIMIT 1 subquery over a VALUES list on SQLite,
+  both one index seek per key;
 - a lock that serialises concurrent migrations.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, event, make_url, text
@@ -123,6 +129,144 @@ def insert_or_ignore(conn: Connection, table: Table) -> Insert:
     """INSERT that skips rows whose primary key (or any unique key) already exists."""
     stmt: Insert = _insert(conn, table).on_conflict_do_nothing()
     return stmt
+
+
+# A bulk write's SQL and per-column value encoders, built once per (dialect, table, columns).
+_BulkPlan = tuple[tuple[str, ...], tuple[Callable[[Any], Any] | None, ...]]
+
+
+@lru_cache(maxsize=256)
+def _bulk_plan(dialect_: Any, table: Table, columns: tuple[str, ...]) -> _BulkPlan:
+    cols = [table.c[name] for name in columns]
+    q = dialect_.identifier_preparer.quote
+    names = ", ".join(q(c.name) for c in cols)
+    target = dialect_.identifier_preparer.format_table(table)
+    if dialect_.name == "postgresql":
+        # COPY into a session temp table shaped like the target, then one INSERT ... SELECT that
+        # skips existing keys: COPY is the fastest way in, and the temp table empties at commit.
+        staging = q(f"_bulk_{table.name}")
+        steps = (
+            f"CREATE TEMP TABLE IF NOT EXISTS {staging} (LIKE {target} INCLUDING DEFAULTS) "
+            "ON COMMIT DELETE ROWS",
+            f"COPY {staging} ({names}) FROM STDIN",
+            f"INSERT INTO {target} ({names}) SELECT {names} FROM {staging} "
+            f"ON CONFLICT DO NOTHING; TRUNCATE {staging}",
+        )
+        return steps, (None,) * len(cols)  # COPY writes Python ints, str, bool, None as they are
+    marks = ", ".join("?" for _ in cols)
+    sql = f"INSERT INTO {target} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING"
+    # The column types' own encoders (U256 -> padded text on SQLite, ...); None: pass as is.
+    procs = tuple(c.type.bind_processor(dialect_) for c in cols)
+    return (sql,), procs
+
+
+def bulk_insert_ignore(
+    conn: Connection, table: Table, columns: tuple[str, ...], rows: Sequence[Sequence[Any]]
+) -> None:
+    """Insert `rows` (tuples in `columns` order), skipping rows whose key already exists.
+
+    The batch writer's fast path: it bypasses SQLAlchemy's per-row parameter handling, so the
+    values must already be what the columns hold (ints, lower-case str, bool, None); the
+    column types' encoders (U256, I256) are still applied where the driver needs them.
+    """
+    if not rows:
+        return
+    steps, procs = _bulk_plan(conn.dialect, table, columns)
+    if conn.dialect.name == "postgresql":
+        prepare, copy, insert = steps
+        cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cur.execute(prepare)
+            with cur.copy(copy) as pipe:
+                for row in rows:
+                    pipe.write_row(row)
+            cur.execute(insert)
+        finally:
+            cur.close()
+        return
+    active = [(i, p) for i, p in enumerate(procs) if p is not None]
+    if active:
+        encoded: list[Sequence[Any]] = []
+        for row in rows:
+            r = list(row)
+            for i, p in active:
+                r[i] = p(r[i])
+            encoded.append(r)
+        rows = encoded
+    conn.exec_driver_sql(steps[0], [tuple(r) for r in rows])
+
+
+# Keys per latest-before lookup: (1 + key columns) * 500 stays far below SQLite's 32,766 binds.
+_LOOKUP_CHUNK = 500
+
+
+@lru_cache(maxsize=64)
+def _latest_plan(dialect_: Any, table: Table, key_cols: tuple[str, ...], value_col: str) -> str:
+    q = dialect_.identifier_preparer.quote
+    target = dialect_.identifier_preparer.format_table(table)
+    match = " AND ".join(f"t.{q(k)} = k.{q(k)}" for k in key_cols)
+    names = ", ".join(q(k) for k in key_cols)
+    if dialect_.name == "postgresql":
+        arrays = ", ".join(f"%s::{table.c[k].type.compile(dialect=dialect_)}[]" for k in key_cols)
+        return (
+            f"SELECT k.i, v.val FROM unnest({arrays}) WITH ORDINALITY AS k({names}, i) "
+            f"CROSS JOIN LATERAL (SELECT t.{q(value_col)} AS val FROM {target} t "
+            f"WHERE t.chain_id = %s AND {match} AND t.block_number < %s "
+            "ORDER BY t.block_number DESC LIMIT 1) v"
+        )
+    return (
+        f"SELECT k.i, (SELECT t.{q(value_col)} FROM {target} t "
+        f"WHERE t.chain_id = ? AND {match} AND t.block_number < ? "
+        f"ORDER BY t.block_number DESC LIMIT 1) FROM k"
+    )
+
+
+def latest_before(
+    conn: Connection,
+    table: Table,
+    key_cols: tuple[str, ...],
+    value_col: str,
+    chain_id: int,
+    before_block: int,
+    keys: Sequence[tuple[Any, ...]],
+) -> dict[tuple[Any, ...], Any]:
+    """For each key, `value_col` of its row with the greatest block_number < before_block.
+
+    `table` has columns chain_id, *key_cols, block_number, value_col, with a primary key that
+    starts (chain_id, *key_cols, block_number): each key is one backward index seek. Keys
+    without such a row are absent from the result. Values come back decoded (ints for U256).
+    """
+    out: dict[tuple[Any, ...], Any] = {}
+    if not keys:
+        return out
+    d = conn.dialect
+    sql = _latest_plan(d, table, key_cols, value_col)
+    key_procs = [table.c[k].type.bind_processor(d) for k in key_cols]
+    decode = table.c[value_col].type.result_processor(d, None)
+    for start in range(0, len(keys), _LOOKUP_CHUNK):
+        chunk = keys[start : start + _LOOKUP_CHUNK]
+        columns = [
+            [p(v) for v in col] if p else list(col)
+            for p, col in zip(key_procs, zip(*chunk, strict=True), strict=True)
+        ]
+        if d.name == "postgresql":
+            result = conn.exec_driver_sql(sql, (*columns, chain_id, before_block))
+            base = 1  # WITH ORDINALITY counts from 1
+        else:
+            width = len(key_cols) + 1
+            marks = ", ".join(["(" + ", ".join("?" * width) + ")"] * len(chunk))
+            names = ", ".join(d.identifier_preparer.quote(k) for k in key_cols)
+            cte = f"WITH k(i, {names}) AS (VALUES {marks}) "
+            params: list[Any] = []
+            for i, row in enumerate(zip(*columns, strict=True)):
+                params.append(i)
+                params.extend(row)
+            result = conn.exec_driver_sql(cte + sql, (*params, chain_id, before_block))
+            base = 0
+        for i, val in result:
+            if val is not None:
+                out[chunk[i - base]] = decode(val) if decode else val
+    return out
 
 
 Excluded = Any  # the `excluded` pseudo-row: excluded.c.<column> is the value we tried to insert

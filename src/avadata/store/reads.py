@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, select
 
 from avadata.records import Block
+from avadata.store.balances import ZERO_ADDRESS
 from avadata.store.schema import (
     erc20_balances,
     erc721_owners,
@@ -19,7 +20,6 @@ from avadata.store.schema import (
     evm_blocks,
     native_balances,
 )
-from avadata.store.writer import ZERO_ADDRESS
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,9 @@ balances and cumulative_txs then count from there.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
-from sqlalchemy import Connection, Engine, Table, and_, func, select, tuple_
+from sqlalchemy import Connection, Engine, func, select
 
 from avadata.records import (
     CREATE_OPS,
@@ -31,15 +30,14 @@ from avadata.records import (
     TokenStandard,
     TokenTransfer,
 )
+from avadata.store import balances, dialect
 from avadata.store import cursors as cursor_mod
-from avadata.store import dialect
+from avadata.store import rows as R
+from avadata.store.balances import ZERO_ADDRESS as ZERO_ADDRESS  # re-exported
 from avadata.store.cursors import EVM_SOURCE
 from avadata.store.schema import (
     chains,
     contracts,
-    erc20_balances,
-    erc721_owners,
-    erc1155_balances,
     evm_blocks,
     evm_logs,
     evm_txs,
@@ -52,15 +50,11 @@ from avadata.store.schema import (
     transfer_participants,
 )
 
-ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
-
 # An extra step run inside the batch's transaction, after the rows are written and before the
 # cursor moves (so `get_cursor(conn, ...)` still shows the previous position: an applier can
 # tell a replayed range from a new one). Raising aborts the whole batch.
 Applier = Callable[[Connection, EvmBatch], None]
 
-# Keys per prior-balance lookup: well under SQLite's 32,766 bound parameters.
-_LOOKUP_CHUNK = 500
 _CALL_OPS = frozenset({"CALL", "CALLCODE"})
 
 
@@ -103,14 +97,8 @@ def write_evm_batch_in(
     _ensure_chain(conn, batch.chain_id, batch.has_traces)
     base_txs = _check_order_and_base(conn, batch)
 
-    _insert(conn, evm_blocks, _block_rows(batch.blocks, base_txs))
-    _insert(conn, evm_txs, [_tx_row(t) for t in batch.transactions])
-    _insert(conn, evm_logs, [_log_row(lg) for lg in batch.logs])
+    _write_rows(conn, batch, base_txs)
     _write_transfers(conn, batch)
-    _write_internal_calls(conn, batch)
-    _insert(conn, contracts, [_contract_row(c) for c in batch.contracts])
-    _write_tokens(conn, batch)
-    _insert(conn, native_balances, [_native_row(n) for n in batch.native_balances])
 
     for apply in appliers:
         apply(conn, batch)
@@ -230,102 +218,25 @@ def _check_order_and_base(conn: Connection, batch: EvmBatch) -> int:
     return int(prev) if prev is not None else 0
 
 
-# -- plain rows -------------------------------------------------------------------------------
+# -- rows -------------------------------------------------------------------------------------
 
 
-def _insert(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
-    if rows:
-        conn.execute(dialect.insert_or_ignore(conn, table), rows)
-
-
-def _block_rows(blocks: list[Block], base_txs: int) -> list[dict[str, Any]]:
-    rows = []
+def _write_rows(conn: Connection, batch: EvmBatch, base_txs: int) -> None:
+    bulk = dialect.bulk_insert_ignore
+    blocks = []
     running = base_txs
-    for blk in sorted(blocks, key=lambda x: x.number):
+    for blk in sorted(batch.blocks, key=lambda x: x.number):
         running += blk.tx_count
-        rows.append(
-            {
-                "chain_id": blk.chain_id,
-                "number": blk.number,
-                "hash": blk.hash,
-                "parent_hash": blk.parent_hash,
-                "timestamp": blk.timestamp,
-                "gas_used": blk.gas_used,
-                "gas_limit": blk.gas_limit,
-                "base_fee": blk.base_fee,
-                "tx_count": blk.tx_count,
-                "miner": blk.miner,
-                "fees_spent": blk.fees_spent,
-                "cumulative_txs": running,
-            }
-        )
-    return rows
-
-
-def _tx_row(t: Any) -> dict[str, Any]:
-    return {
-        "chain_id": t.chain_id,
-        "block_number": t.block_number,
-        "tx_index": t.tx_index,
-        "block_hash": t.block_hash,
-        "block_timestamp": t.block_timestamp,
-        "hash": t.hash,
-        "from_address": t.from_address,
-        "to_address": t.to_address,
-        "value": t.value,
-        "gas_limit": t.gas_limit,
-        "gas_price": t.gas_price,
-        "gas_used": t.gas_used,
-        "nonce": t.nonce,
-        "tx_type": t.tx_type,
-        "success": t.success,
-        "call_type": str(t.call_type),
-        "method_hash": t.method_hash,
-        "method_name": t.method_name,
-        "contract_address": t.contract_address,
-    }
-
-
-def _log_row(lg: Any) -> dict[str, Any]:
-    topics = lg.topics
-    n = len(topics)
-    return {
-        "chain_id": lg.chain_id,
-        "block_number": lg.block_number,
-        "log_index": lg.log_index,
-        "tx_index": lg.tx_index,
-        "tx_hash": lg.tx_hash,
-        "address": lg.address,
-        "topic0": topics[0] if n > 0 else None,
-        "topic1": topics[1] if n > 1 else None,
-        "topic2": topics[2] if n > 2 else None,
-        "topic3": topics[3] if n > 3 else None,
-        "data": lg.data,
-    }
-
-
-def _contract_row(c: Any) -> dict[str, Any]:
-    return {
-        "chain_id": c.chain_id,
-        "address": c.address,
-        "block_number": c.block_number,
-        "block_timestamp": c.block_timestamp,
-        "tx_index": c.tx_index,
-        "trace_index": c.trace_index,
-        "tx_hash": c.tx_hash,
-        "deployer": c.deployer,
-        "deployer_contract": c.deployer_contract,
-        "creation_type": c.creation_type,
-    }
-
-
-def _native_row(n: Any) -> dict[str, Any]:
-    return {
-        "chain_id": n.chain_id,
-        "address": n.address,
-        "block_number": n.block_number,
-        "balance": n.balance,
-    }
+        blocks.append(R.block_row(blk, running))
+    bulk(conn, evm_blocks, R.BLOCK_COLUMNS, blocks)
+    bulk(conn, evm_txs, R.TX_COLUMNS, [R.tx_row(t) for t in batch.transactions])
+    bulk(conn, evm_logs, R.LOG_COLUMNS, [R.log_row(lg) for lg in batch.logs])
+    bulk(conn, internal_calls, R.CALL_COLUMNS, [R.call_row(c) for c in batch.internal_calls])
+    links = [row for c in batch.internal_calls if is_listed_call(c) for row in R.call_links(c)]
+    bulk(conn, internal_call_participants, R.CALL_LINK_COLUMNS, links)
+    bulk(conn, contracts, R.CONTRACT_COLUMNS, [R.contract_row(c) for c in batch.contracts])
+    bulk(conn, native_balances, R.NATIVE_COLUMNS, [R.native_row(n) for n in batch.native_balances])
+    _write_tokens(conn, batch)
 
 
 def _write_tokens(conn: Connection, batch: EvmBatch) -> None:
@@ -357,254 +268,32 @@ def _write_tokens(conn: Connection, batch: EvmBatch) -> None:
     conn.execute(stmt, list(rows.values()))
 
 
-def _write_internal_calls(conn: Connection, batch: EvmBatch) -> None:
-    rows = []
-    links = []
-    for c in batch.internal_calls:
-        rows.append(
-            {
-                "chain_id": c.chain_id,
-                "block_number": c.block_number,
-                "tx_index": c.tx_index,
-                "trace_index": c.trace_index,
-                "block_hash": c.block_hash,
-                "block_timestamp": c.block_timestamp,
-                "tx_hash": c.tx_hash,
-                "parent_index": c.parent_index,
-                "depth": c.depth,
-                "call_type": c.call_type,
-                "from_address": c.from_address,
-                "to_address": c.to_address,
-                "value": c.value,
-                "gas": c.gas,
-                "gas_used": c.gas_used,
-                "reverted": c.reverted,
-                "error": c.error,
-            }
-        )
-        if is_listed_call(c):
-            for addr in {c.from_address, c.to_address}:
-                if addr is not None:
-                    links.append(
-                        {
-                            "chain_id": c.chain_id,
-                            "address": addr,
-                            "block_number": c.block_number,
-                            "tx_index": c.tx_index,
-                            "trace_index": c.trace_index,
-                        }
-                    )
-    _insert(conn, internal_calls, rows)
-    _insert(conn, internal_call_participants, links)
-
-
-# -- transfers and what they derive ------------------------------------------------------------
-
-
 def _write_transfers(conn: Connection, batch: EvmBatch) -> None:
     if not batch.transfers:
         return
     ordered = sorted(batch.transfers, key=lambda t: (t.block_number, t.log_index, t.batch_index))
-    rows = []
-    links = []
-    for t in ordered:
-        std = str(t.standard)
-        rows.append(
-            {
-                "chain_id": t.chain_id,
-                "block_number": t.block_number,
-                "log_index": t.log_index,
-                "batch_index": t.batch_index,
-                "tx_index": t.tx_index,
-                "tx_hash": t.tx_hash,
-                "block_hash": t.block_hash,
-                "block_timestamp": t.block_timestamp,
-                "token": t.token,
-                "standard": std,
-                "from_address": t.from_address,
-                "to_address": t.to_address,
-                "token_id": t.token_id,
-                "value": t.value,
-                "operator": t.operator,
-            }
-        )
-        for addr in {t.from_address, t.to_address}:
-            links.append(
-                {
-                    "chain_id": t.chain_id,
-                    "address": addr,
-                    "standard": std,
-                    "block_number": t.block_number,
-                    "log_index": t.log_index,
-                    "batch_index": t.batch_index,
-                }
-            )
-    _insert(conn, token_transfers, rows)
-    _insert(conn, transfer_participants, links)
+    bulk = dialect.bulk_insert_ignore
+    bulk(conn, token_transfers, R.TRANSFER_COLUMNS, [R.transfer_row(t) for t in ordered])
+    links = [row for t in ordered for row in R.transfer_links(t)]
+    bulk(conn, transfer_participants, R.TRANSFER_LINK_COLUMNS, links)
 
     by_std: dict[str, list[TokenTransfer]] = defaultdict(list)
     for t in ordered:
         by_std[str(t.standard)].append(t)
-    chain_id = batch.chain_id
-    first = batch.first_block
-    erc20 = by_std.get(TokenStandard.ERC20.value, [])
-    erc1155 = by_std.get(TokenStandard.ERC1155.value, [])
-    erc721 = by_std.get(TokenStandard.ERC721.value, [])
+    erc20 = by_std[TokenStandard.ERC20.value]
+    erc721 = by_std[TokenStandard.ERC721.value]
+    erc1155 = by_std[TokenStandard.ERC1155.value]
     if erc20:
-        hist = _balance_history(
-            erc20,
-            lambda t, holder: (t.token, holder),
-            lambda keys: _prior_balances(
-                conn, erc20_balances, ("token", "holder"), chain_id, first, keys
-            ),
-        )
-        _insert(
-            conn,
-            erc20_balances,
-            [
-                {
-                    "chain_id": chain_id,
-                    "token": k[0],
-                    "holder": k[1],
-                    "block_number": n,
-                    "balance": v,
-                }
-                for (k, n), v in hist.items()
-            ],
-        )
+        balances.write_erc20_history(conn, batch.chain_id, batch.first_block, erc20)
     if erc1155:
-        hist = _balance_history(
-            erc1155,
-            lambda t, holder: (t.token, t.token_id, holder),
-            lambda keys: _prior_balances(
-                conn, erc1155_balances, ("token", "token_id", "holder"), chain_id, first, keys
-            ),
-        )
-        _insert(
-            conn,
-            erc1155_balances,
-            [
-                {
-                    "chain_id": chain_id,
-                    "token": k[0],
-                    "token_id": k[1],
-                    "holder": k[2],
-                    "block_number": n,
-                    "balance": v,
-                }
-                for (k, n), v in hist.items()
-            ],
-        )
+        balances.write_erc1155_history(conn, batch.chain_id, batch.first_block, erc1155)
     if erc721:
-        _write_erc721_owners(conn, chain_id, erc721)
+        balances.write_erc721_owners(conn, batch.chain_id, erc721)
+    # The NFT metadata worker's queue: every token id seen, once.
     nfts = {
         (t.token, t.token_id): str(t.standard)
         for t in (*erc721, *erc1155)
         if t.token_id is not None
     }
-    _insert(
-        conn,
-        nft_tokens,
-        [
-            {"chain_id": chain_id, "token": tok, "token_id": tid, "standard": std}
-            for (tok, tid), std in nfts.items()
-        ],
-    )
-
-
-def _balance_history(
-    transfers: list[TokenTransfer],
-    key_of: Callable[[TokenTransfer, str], Hashable],
-    prior: Callable[[list[Any]], dict[Any, int]],
-) -> dict[tuple[Any, int], int]:
-    """Balance after each block in which it changed, per key, from the prior stored balance.
-
-    `transfers` are in position order. The zero address (mint source, burn sink) is no holder.
-    """
-    deltas: list[tuple[int, Any, int]] = []
-    for t in transfers:
-        if t.from_address != ZERO_ADDRESS:
-            deltas.append((t.block_number, key_of(t, t.from_address), -t.value))
-        if t.to_address != ZERO_ADDRESS:
-            deltas.append((t.block_number, key_of(t, t.to_address), t.value))
-    keys = list(dict.fromkeys(k for _, k, _ in deltas))
-    running = prior(keys)
-    out: dict[tuple[Any, int], int] = {}
-    for block, key, delta in deltas:
-        bal = running.get(key, 0) + delta
-        running[key] = bal
-        out[(key, block)] = bal  # the last write per (key, block) is the end-of-block balance
-    return out
-
-
-def _prior_balances(
-    conn: Connection,
-    table: Table,
-    key_cols: tuple[str, ...],
-    chain_id: int,
-    first_block: int,
-    keys: Iterable[tuple[Any, ...]],
-) -> dict[tuple[Any, ...], int]:
-    """Latest stored balance strictly before `first_block` for each key (absent: never held)."""
-    c = table.c
-    key_tuple = tuple_(*(c[k] for k in key_cols))
-    inner = table.alias("earlier")
-    ic = inner.c
-    latest = (
-        select(func.max(ic.block_number))
-        .where(
-            ic.chain_id == c.chain_id,
-            and_(*(ic[k] == c[k] for k in key_cols)),
-            ic.block_number < first_block,
-        )
-        .scalar_subquery()
-    )
-    out: dict[tuple[Any, ...], int] = {}
-    key_list = list(keys)
-    for i in range(0, len(key_list), _LOOKUP_CHUNK):
-        chunk = key_list[i : i + _LOOKUP_CHUNK]
-        stmt = select(*(c[k] for k in key_cols), c.balance).where(
-            c.chain_id == chain_id, key_tuple.in_(chunk), c.block_number == latest
-        )
-        for row in conn.execute(stmt):
-            out[tuple(row[: len(key_cols)])] = int(row[-1])
-    return out
-
-
-def _write_erc721_owners(conn: Connection, chain_id: int, transfers: list[TokenTransfer]) -> None:
-    latest: dict[tuple[str, int], TokenTransfer] = {}
-    for t in transfers:  # position order: the last one per token wins
-        if t.token_id is not None:
-            latest[(t.token, t.token_id)] = t
-    if not latest:
-        return
-    o = erc721_owners.c
-    stored_pos = tuple_(o.block_number, o.log_index, o.batch_index)
-    stmt = dialect.upsert(
-        conn,
-        erc721_owners,
-        keys=("chain_id", "token", "token_id"),
-        set_=lambda ex: {
-            "owner": ex.owner,
-            "block_number": ex.block_number,
-            "log_index": ex.log_index,
-            "batch_index": ex.batch_index,
-        },
-        # The replay guard: only a strictly later transfer may change the owner.
-        where=lambda ex: tuple_(ex.block_number, ex.log_index, ex.batch_index) > stored_pos,
-    )
-    conn.execute(
-        stmt,
-        [
-            {
-                "chain_id": chain_id,
-                "token": tok,
-                "token_id": tid,
-                "owner": t.to_address,
-                "block_number": t.block_number,
-                "log_index": t.log_index,
-                "batch_index": t.batch_index,
-            }
-            for (tok, tid), t in latest.items()
-        ],
-    )
+    rows = [(batch.chain_id, tok, tid, std) for (tok, tid), std in nfts.items()]
+    bulk(conn, nft_tokens, R.NFT_TOKEN_COLUMNS, rows)

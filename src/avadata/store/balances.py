@@ -1,0 +1,131 @@
+"""Token balances derived from a batch's transfers: ERC-20 and ERC-1155 histories, ERC-721 owners.
+
+Stage: store; called by `writer.py` inside the batch's transaction.
+
+Invariants:
+- a history row holds the balance *after* its block; the balance at block B is the row with
+  the greatest block_number <= B, and 0 when there is none;
+- a batch's rows derive from its own transfers plus the latest row *before* its first block,
+  so replaying a batch recomputes exactly the stored rows (then ignored as duplicates);
+- the zero address is where mints come from and burns go: never a holder;
+- sums happen in Python ints: exact for uint256, on both engines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Table, tuple_
+
+from avadata.records import TokenTransfer
+from avadata.store import dialect
+from avadata.store.rows import ERC20_BALANCE_COLUMNS, ERC1155_BALANCE_COLUMNS
+from avadata.store.schema import erc20_balances, erc721_owners, erc1155_balances
+
+ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
+
+
+def balance_history(
+    transfers: Sequence[TokenTransfer],
+    key_of: Callable[[TokenTransfer, str], Hashable],
+    prior: Callable[[list[Any]], dict[Any, int]],
+) -> dict[tuple[Any, int], int]:
+    """{(key, block): balance after that block} for every block in which a key was touched.
+
+    `transfers` are in position order; `prior(keys)` gives each key's balance before them.
+    """
+    deltas: list[tuple[int, Any, int]] = []
+    for t in transfers:
+        if t.from_address != ZERO_ADDRESS:
+            deltas.append((t.block_number, key_of(t, t.from_address), -t.value))
+        if t.to_address != ZERO_ADDRESS:
+            deltas.append((t.block_number, key_of(t, t.to_address), t.value))
+    running = prior(list(dict.fromkeys(k for _, k, _ in deltas)))
+    out: dict[tuple[Any, int], int] = {}
+    for block, key, delta in deltas:
+        bal = running.get(key, 0) + delta
+        running[key] = bal
+        out[(key, block)] = bal  # the last write per (key, block) is the end-of-block balance
+    return out
+
+
+def prior_balances(
+    conn: Connection,
+    table: Table,
+    key_cols: tuple[str, ...],
+    chain_id: int,
+    first_block: int,
+    keys: list[tuple[Any, ...]],
+) -> dict[tuple[Any, ...], int]:
+    """Latest stored balance strictly before `first_block` for each key (absent: never held)."""
+    found = dialect.latest_before(conn, table, key_cols, "balance", chain_id, first_block, keys)
+    return {k: int(v) for k, v in found.items()}
+
+
+def write_erc20_history(
+    conn: Connection, chain_id: int, first_block: int, transfers: Sequence[TokenTransfer]
+) -> None:
+    cols = ("token", "holder")
+    hist = balance_history(
+        transfers,
+        lambda t, holder: (t.token, holder),
+        lambda keys: prior_balances(conn, erc20_balances, cols, chain_id, first_block, keys),
+    )
+    rows = [(chain_id, tok, holder, n, v) for ((tok, holder), n), v in hist.items()]
+    dialect.bulk_insert_ignore(conn, erc20_balances, ERC20_BALANCE_COLUMNS, rows)
+
+
+def write_erc1155_history(
+    conn: Connection, chain_id: int, first_block: int, transfers: Sequence[TokenTransfer]
+) -> None:
+    cols = ("token", "token_id", "holder")
+    hist = balance_history(
+        transfers,
+        lambda t, holder: (t.token, t.token_id, holder),
+        lambda keys: prior_balances(conn, erc1155_balances, cols, chain_id, first_block, keys),
+    )
+    rows = [(chain_id, tok, tid, holder, n, v) for ((tok, tid, holder), n), v in hist.items()]
+    dialect.bulk_insert_ignore(conn, erc1155_balances, ERC1155_BALANCE_COLUMNS, rows)
+
+
+def write_erc721_owners(
+    conn: Connection, chain_id: int, transfers: Sequence[TokenTransfer]
+) -> None:
+    """Upsert each token's owner from its last transfer in the batch, guarded by position."""
+    latest: dict[tuple[str, int], TokenTransfer] = {}
+    for t in transfers:  # position order: the last one per token wins
+        if t.token_id is not None:
+            latest[(t.token, t.token_id)] = t
+    if not latest:
+        return
+    o = erc721_owners.c
+    stored = tuple_(o.block_number, o.log_index, o.batch_index)
+    stmt = dialect.upsert(
+        conn,
+        erc721_owners,
+        keys=("chain_id", "token", "token_id"),
+        set_=lambda ex: {
+            "owner": ex.owner,
+            "block_number": ex.block_number,
+            "log_index": ex.log_index,
+            "batch_index": ex.batch_index,
+        },
+        # The replay guard: only a strictly later transfer may change the owner.
+        where=lambda ex: tuple_(ex.block_number, ex.log_index, ex.batch_index) > stored,
+    )
+    conn.execute(
+        stmt,
+        [
+            {
+                "chain_id": chain_id,
+                "token": tok,
+                "token_id": tid,
+                "owner": t.to_address,
+                "block_number": t.block_number,
+                "log_index": t.log_index,
+                "batch_index": t.batch_index,
+            }
+            for (tok, tid), t in latest.items()
+        ],
+    )
