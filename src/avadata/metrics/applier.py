@@ -279,7 +279,7 @@ def insert_new(
             f"ON CONFLICT DO NOTHING RETURNING {ret}"
         )
         params = tuple(v for row in part for v in row)
-        out.extend(tuple(r) for r in conn.exec_driver_sql(sql, params))
+        out.extend(tuple(r) for r in conn.exec_driver_sql(sql, params).all())
     return out
 
 
@@ -329,6 +329,11 @@ def _first_seen_kind(
     }
     for a in inserted:
         deltas[(scope, kind, _D, earliest[a])] += 1
+    if scope.isdigit():
+        # A chain's blocks reach the writer in order (it refuses gaps: BlockGapError), so a new
+        # day is never earlier than a stored first sighting: only aggregates, fed by chains at
+        # different points in time, can move one.
+        return
     rest = sorted(set(earliest) - inserted)
     moves = []
     for part in _chunks(rest):
