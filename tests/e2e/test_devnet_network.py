@@ -141,6 +141,12 @@ def test_devnet_serves_each_chain_mines_live_blocks_and_resumes(tmp_path: Path):
         head = int(_post(again.rpc_urls["C"], "eth_blockNumber").json()["result"], 16)
         assert head > history_head, "reloaded, not regenerated"
         assert again.chains["C"].ledger.last_block == head
+        # Without live blocks the devnet automines what users send, as a node would.
+        user = again.chains["C"].ledger.addresses[0]
+        tx = {"from": user, "to": again.chains["C"].ledger.addresses[1], "value": "0x1"}
+        tx_hash = _post(again.rpc_urls["C"], "eth_sendTransaction", [tx]).json()["result"]
+        receipt = _post(again.rpc_urls["C"], "eth_getTransactionReceipt", [tx_hash]).json()
+        assert receipt["result"]["status"] == "0x1"
 
 
 # -- anvil process hygiene -------------------------------------------------------------------

@@ -73,6 +73,9 @@ def devnet(
             pass
     except KeyboardInterrupt:
         pass
+    except OSError as exc:  # typically: the port is taken by another node or devnet
+        typer.echo(f"avadata devnet: {exc}", err=True)
+        raise typer.Exit(1) from exc
     finally:
         typer.echo("avadata devnet: stopping", err=True)
         net.stop()

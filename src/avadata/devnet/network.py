@@ -14,6 +14,7 @@ Invariant: `stop()` leaves no process behind and, with a data dir, saves each ch
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +25,7 @@ from types import TracebackType
 
 from avadata.devnet.anvil import C_CHAIN_ID, AnvilOptions, AnvilProcess, start_anvil
 from avadata.devnet.facade.routes import ChainRoute
-from avadata.devnet.facade.server import FacadeServer
+from avadata.devnet.facade.server import HOST, FacadeServer
 from avadata.devnet.ledger import Ledger
 from avadata.devnet.rpc import Rpc
 from avadata.devnet.schedule import DAY
@@ -46,6 +47,12 @@ DEFAULT_CHAINS = (
     ChainSpec("alpha", 99901),
     ChainSpec("beta", 99902),
 )
+
+
+def _check_port_free(port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, port))  # OSError (EADDRINUSE) when taken
 
 
 def evm_rpc_paths(chains: tuple[ChainSpec, ...] = DEFAULT_CHAINS) -> list[str]:
@@ -97,6 +104,8 @@ class Devnet:
     def start(self, progress: Callable[[str, int, int], None] | None = None) -> None:
         """Start every chain (in parallel: anvil does the work, we mostly wait), then the
         facade, then the live thread. On any failure, stops what did start and re-raises."""
+        if self.config.port:
+            _check_port_free(self.config.port)  # fail before minutes of history, not after
         try:
             with ThreadPoolExecutor(max_workers=len(self.config.chains)) as pool:
                 futures = [
@@ -159,6 +168,9 @@ class Devnet:
                 generator.run(report)
                 if paths is not None:
                     generator.ledger.save(paths[1])
+            if not self.config.live_interval:
+                # No live blocks from us: mine what users send, as a node would.
+                rpc.call("evm_setAutomine", [True])
             return DevnetChain(spec, anvil, generator.ledger, generator)
         except BaseException:
             anvil.stop()

@@ -226,6 +226,8 @@ class TrafficGenerator:
     def run(self, progress: Callable[[int, int], None] | None = None) -> Ledger:
         """Setup, then traffic, over the planned timestamps. `progress(done, total)` per block."""
         cfg = self.config
+        # Each block is one batch + one evm_mine: anvil must not mine transactions one by one.
+        self.rpc.call("evm_setAutomine", [False])
         schedule = plan(self.rng, cfg.blocks, cfg.days, cfg.start_timestamp)
         self.ledger.empty_days = schedule.empty_days
         times = iter(schedule.timestamps)
