@@ -10,7 +10,7 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Path, Query, Request
@@ -49,6 +49,25 @@ ChainIdPath = Annotated[
 ]
 
 
+class _ChainCache:
+    """Chain rows by path key; the table is tiny and rarely changes, so a short TTL is enough."""
+
+    ttl_s = 10.0
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[float, ChainRow]] = {}
+
+    def get(self, conn: Connection, key: str) -> ChainRow | None:
+        hit = self._rows.get(key)
+        now = time.monotonic()
+        if hit is not None and now - hit[0] < self.ttl_s:
+            return hit[1]
+        row = chain_queries.find_chain(conn, key)
+        if row is not None:
+            self._rows[key] = (now, row)
+        return row
+
+
 @dataclass(frozen=True, slots=True)
 class AppState:
     """What create_app builds once and every request reads."""
@@ -57,6 +76,8 @@ class AppState:
     engine: Engine
     codec: PageCodec
     prices: PriceSource | None
+    # Per app: two apps on two stores must not share chain rows.
+    chains: _ChainCache = field(default_factory=lambda: _ChainCache())
 
 
 # Async (it does no I/O) so FastAPI does not hop to a worker thread to run it.
@@ -77,30 +98,8 @@ def connection(st: State) -> Iterator[Connection]:
 Conn = Annotated[Connection, Depends(connection)]
 
 
-class _ChainCache:
-    """Chain rows by path key; the table is tiny and rarely changes, so a short TTL is enough."""
-
-    ttl_s = 10.0
-
-    def __init__(self) -> None:
-        self._rows: dict[str, tuple[float, ChainRow]] = {}
-
-    def get(self, conn: Connection, key: str) -> ChainRow | None:
-        hit = self._rows.get(key)
-        now = time.monotonic()
-        if hit is not None and now - hit[0] < self.ttl_s:
-            return hit[1]
-        row = chain_queries.find_chain(conn, key)
-        if row is not None:
-            self._rows[key] = (now, row)
-        return row
-
-
-_cache = _ChainCache()
-
-
-def chain(conn: Connection, chain_id: str) -> ChainRow:
-    row = _cache.get(conn, chain_id)
+def chain(st: AppState, conn: Connection, chain_id: str) -> ChainRow:
+    row = st.chains.get(conn, chain_id)
     if row is None:
         raise not_found(f"chainId: unknown chain {chain_id!r} (see GET /v1/chains)")
     return row
@@ -119,7 +118,7 @@ def read_conn(st: AppState) -> Iterator[Connection]:
 def chain_conn(st: AppState, chain_id: str) -> Iterator[tuple[Connection, ChainRow]]:
     """A read-only connection and the chain of `chain_id` (404 when unknown)."""
     with st.engine.connect() as conn:
-        yield conn, chain(conn, chain_id)
+        yield conn, chain(st, conn, chain_id)
 
 
 def address(value: str, name: str = "address") -> str:
