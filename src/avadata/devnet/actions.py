@@ -76,18 +76,25 @@ class Actions:
         self._kinds = list(WEIGHTS)
         self._weights = list(WEIGHTS.values())
         self._salt_tags: dict[bytes, int] = {}  # CREATE2 salt -> the tag it was used with
+        self.base_fee = GWEI  # of the last mined block; the generator keeps it current
 
     # -- plumbing ---------------------------------------------------------------------------
 
     def fees(self) -> dict[str, Any]:
-        """Mostly EIP-1559, some legacy (type 0) and access-list (type 1) transactions."""
+        """Mostly EIP-1559, some legacy (type 0) and access-list (type 1) transactions.
+
+        Prices follow the wallet rule max fee = 2 x base fee + tip, from the base fee of the
+        last mined block: the next block's base fee rises at most 12.5%, so every
+        transaction stays includable however full the blocks are.
+        """
         r = self.rng.random()
-        if r < 0.12:
-            return {"gasPrice": hex(self.rng.choice((25, 30, 40)) * GWEI)}
-        if r < 0.15:
-            return {"gasPrice": hex(30 * GWEI), "accessList": []}
         tip = self.rng.choice((1, 1, 2, 3)) * GWEI // 2
-        return {"maxFeePerGas": hex(60 * GWEI), "maxPriorityFeePerGas": hex(tip)}
+        cap = 2 * self.base_fee + tip
+        if r < 0.12:
+            return {"gasPrice": hex(cap)}
+        if r < 0.15:
+            return {"gasPrice": hex(cap), "accessList": []}
+        return {"maxFeePerGas": hex(cap), "maxPriorityFeePerGas": hex(tip)}
 
     def tx(
         self,
@@ -225,7 +232,9 @@ class Actions:
     def revert_erc20(self) -> PendingTx:
         token = self._token()
         sender = self.user()
-        too_much = self.world.balances.available(token, sender) + self.rng.randrange(1, 10**30)
+        # More than any balance can be (all mints together stay far below 2**200), even if
+        # the sender receives tokens earlier in the same block.
+        too_much = 2**200 + self.rng.randrange(10**30)
         data = calldata("transfer(address,uint256)", self.other_user(sender), too_much)
         return self.tx(sender, token, "revert_erc20", 70_000, data)
 

@@ -92,6 +92,7 @@ class TrafficGenerator:
             self.rng.shuffle(self.world.users)
             self.ledger.addresses = list(self.world.users)
         self.actions = Actions(self.rng, self.world, self.ledger.roles)
+        self.actions.base_fee = int(latest.get("baseFeePerGas", "0x0"), 16)
         if resume is not None:
             self._sync_from_node()
 
@@ -134,7 +135,9 @@ class TrafficGenerator:
         self.rpc.call("evm_mine", [timestamp])
         self.head += 1
         self.last_timestamp = timestamp
-        count = int(self.rpc.call("eth_getBlockTransactionCountByNumber", [hex(self.head)]), 16)
+        block = self.rpc.call("eth_getBlockByNumber", [hex(self.head), False])
+        count = len(block["transactions"])
+        self.actions.base_fee = int(block["baseFeePerGas"], 16)
         if count != len(txs) and not (others_ok and count > len(txs)):
             raise TrafficError(f"block {self.head} holds {count} txs, {len(txs)} were sent")
         self.ledger.block_timestamps[self.head] = timestamp
