@@ -141,6 +141,9 @@ def _spawner_loop() -> None:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 preexec_fn=_die_with_parent,
+                # Its own process group: a terminal's Ctrl-C reaches only us, and we stop anvil
+                # after the last block is mined, so its saved state matches the ledger.
+                process_group=0,
             )
         except BaseException as exc:
             future.set_exception(exc)
