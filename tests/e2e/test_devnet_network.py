@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from avadata.cli.main import app
 from avadata.devnet.anvil import AnvilOptions, start_anvil
-from avadata.devnet.facade.routes import ChainRoute
+from avadata.devnet.facade.routes import ChainRoute, RpcFault
 from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network import ChainSpec, Devnet, DevnetConfig
 from avadata.devnet.rpc import Rpc
@@ -112,6 +112,37 @@ def test_facade_unknown_chain_and_health(facade):
     assert _post(facade.rpc_url("nope"), "eth_chainId").status_code == 404
     health = httpx.get(f"{facade.url}/ext/health").json()
     assert health["healthy"] is True and set(health["checks"]) == {"C", "alpha"}
+
+
+def test_facade_answers_local_methods_and_forwards_the_rest_in_order(devnet_chain):
+    async def chain_config(params):
+        return {"chainId": devnet_chain.chain_id}
+
+    async def refuse(params):
+        raise RpcFault(-32000, "refused", data=params)
+
+    local = {"eth_getChainConfig": chain_config, "test_refuse": refuse}
+    server = FacadeServer(
+        [ChainRoute("C", devnet_chain.chain_id, devnet_chain.rpc_url, local_methods=local)],
+        port=0,
+    )
+    server.start()
+    try:
+        methods = ["eth_chainId", "eth_getChainConfig", "test_refuse", "eth_blockNumber"]
+        batch = [
+            {"jsonrpc": "2.0", "id": i, "method": m, "params": [i]} for i, m in enumerate(methods)
+        ]
+        batch[0]["params"] = batch[3]["params"] = []
+        answers = httpx.post(server.rpc_url("C"), json=batch, timeout=30).json()
+        assert [a["id"] for a in answers] == [0, 1, 2, 3]
+        assert int(answers[0]["result"], 16) == devnet_chain.chain_id
+        assert answers[1]["result"] == {"chainId": devnet_chain.chain_id}
+        assert answers[2]["error"] == {"code": -32000, "message": "refused", "data": [2]}
+        assert int(answers[3]["result"], 16) == devnet_chain.ledger.last_block
+        single = _post(server.rpc_url("C"), "eth_getChainConfig").json()
+        assert single["result"] == {"chainId": devnet_chain.chain_id}
+    finally:
+        server.stop()
 
 
 # -- Devnet ----------------------------------------------------------------------------------
