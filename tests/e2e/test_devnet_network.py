@@ -12,10 +12,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from eth_abi.abi import decode
 from typer.testing import CliRunner
 
 from avadata.cli.main import app
 from avadata.devnet.anvil import AnvilOptions, start_anvil
+from avadata.devnet.artifacts import calldata
 from avadata.devnet.facade.routes import ChainRoute, RpcFault
 from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network import ChainSpec, Devnet, DevnetConfig
@@ -106,6 +108,24 @@ def test_facade_answers_exactly_what_anvil_answers(facade, devnet_chain):
     assert via == httpx.post(devnet_chain.rpc_url, json=batch, timeout=30).json()
     error = _post(facade.rpc_url("C"), "no_suchMethod").json()
     assert "error" in error
+
+
+def test_facade_serves_the_metadata_the_nft_uris_point_to(facade, devnet_chain):
+    with Rpc(devnet_chain.rpc_url) as rpc:
+        roles = devnet_chain.ledger.roles
+        raw = rpc.call(
+            "eth_call",
+            [{"to": roles["collectible"], "data": calldata("tokenURI(uint256)", 4)}, "latest"],
+        )
+        (uri,) = decode(["string"], bytes.fromhex(raw[2:]))
+        raw = rpc.call(
+            "eth_call", [{"to": roles["multi"], "data": calldata("uri(uint256)", 5)}, "latest"]
+        )
+        (template,) = decode(["string"], bytes.fromhex(raw[2:]))
+    path = uri.removeprefix("http://127.0.0.1:9650")
+    assert httpx.get(facade.url + path).json()["name"] == "Devnet Punks #4"
+    path = template.removeprefix("http://127.0.0.1:9650").replace("{id}", f"{5:064x}")
+    assert httpx.get(facade.url + path).json()["name"] == "Devnet Multi #5"
 
 
 def test_facade_unknown_chain_and_health(facade):

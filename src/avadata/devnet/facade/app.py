@@ -2,8 +2,10 @@
 
 Stage: devnet facade. A router only: POST /ext/bc/<chain>/rpc is forwarded byte for byte to
 that chain's anvil (parsed only when the chain has local methods to answer), and
-GET /ext/health reports whether every upstream answers. Later issues add the Index API
-(/ext/index/...), validators and subnet-EVM extras as more routes and local handlers.
+GET /ext/health reports whether every upstream answers; GET /nft/... and /multi/... serve
+the off-chain metadata the devnet's NFT contracts point to (metadata.py). Later issues add
+the Index API (/ext/index/...), validators and subnet-EVM extras as more routes and local
+handlers.
 
 Errors: an unknown chain is a 404 (as avalanchego answers); an upstream that does not answer
 is a 502 with a JSON-RPC error body, so JSON-RPC clients see an error, not a hang.
@@ -23,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from avadata.devnet.facade import metadata
 from avadata.devnet.facade.routes import ChainRoute, ChainTable, RpcFault
 
 UPSTREAM_TIMEOUT = 120.0  # a 2,000-block batch of receipts can take a while on anvil
@@ -94,6 +97,7 @@ def create_app(chains: Sequence[ChainRoute]) -> Starlette:
         Route("/ext/health/liveness", health, methods=["GET"]),
         Route("/ext/health/readiness", health, methods=["GET"]),
         Route("/ext/devnet/chains", chains_index, methods=["GET"]),
+        *metadata.ROUTES,
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 
