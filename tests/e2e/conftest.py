@@ -31,21 +31,3 @@ def engine_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callabl
     for engine in made:
         engine.dispose()
 
-
-@pytest.fixture(scope="session")
-def devnet_chain():
-    """Temporary: the devnet engineer's fixture replaces this."""
-    from dataclasses import dataclass
-
-    from avadata.devnet.traffic import SMALL, start_with_traffic
-
-    anvil, ledger = start_with_traffic(43113, SMALL)
-
-    @dataclass
-    class C:
-        rpc_url: str
-        chain_id: int
-        ledger: object
-
-    yield C(anvil.rpc_url, 43113, ledger)
-    anvil.stop()
