@@ -34,3 +34,45 @@ def rebuild(
         )
     finally:
         engine.dispose()
+
+
+@app.command("bench")
+def bench(
+    txs: Annotated[int, typer.Option(help="Transactions of the synthetic chain")] = 1_000_000,
+    days: Annotated[int, typer.Option(help="Days the chain spans")] = 365,
+    accounts: Annotated[int, typer.Option(help="Distinct sender/recipient pool")] = 50_000,
+    rounds: Annotated[int, typer.Option(help="Requests per case")] = 200,
+    db: Annotated[
+        str | None, typer.Option("--db", help="Database URL (default: a temp SQLite)")
+    ] = None,
+) -> None:
+    """Write a synthetic chain with the rollup on, then time metric requests (p50/p99)."""
+    import tempfile
+    import warnings
+    from pathlib import Path
+
+    from avadata.api.app import create_app
+    from avadata.metrics import bench as b
+    from avadata.settings import Settings
+    from avadata.store import make_engine, migrate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    url = db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='avadata-bench-')) / 'bench.db'}"
+    engine = make_engine(url)
+    migrate(engine)
+    t = time.perf_counter()
+    parts = b.batches(1, txs=txs, days=days, accounts=accounts, chunk=200)
+    typer.echo(f"generated {txs} txs in {time.perf_counter() - t:.1f} s; writing to {url}")
+    w = b.write(engine, 1, parts)
+    engine.dispose()
+    typer.echo(
+        f"wrote {w.blocks} blocks, {w.txs} txs in {w.write_s:.1f} s; rollup {w.rollup_s:.1f} s "
+        f"= {w.share:.1%} of the write ({w.rollup_s / max(w.txs, 1) * 1e6:.0f} us/tx)"
+    )
+    with TestClient(create_app(Settings(db_url=url))) as client:
+        lat = b.latency(lambda p, q: client.get(p, params=q).status_code, 1, rounds)
+    for name, (p50, p99) in lat.summary().items():
+        typer.echo(f"{name:32s} p50 {p50:6.2f} ms  p99 {p99:6.2f} ms")
