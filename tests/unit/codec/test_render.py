@@ -51,3 +51,22 @@ def test_json_states_the_same_values_as_avalanchego(v: dict) -> None:
 
 def test_there_are_stated_jsons() -> None:
     assert len(WITH_JSON) >= 5
+
+
+def test_block_json_states_what_platformvm_service_md_states() -> None:
+    """platformvm/service.md shows this mainnet block as JSON; our rendering agrees (the
+    exported output keeps the P- prefix there too, as avalanchego prints it)."""
+    from avadata.decode.codec import containers
+
+    v = entries("pchain_blocks.json")[0]
+    src = v["expected_from_source_json"]
+    out = containers.container_json(containers.decode_container("P", bytes.fromhex(v["hex"])))
+    assert out["parentId"] == src["parentID"] and out["height"] == src["height"]
+    (tx,) = out["transactions"]
+    assert tx["txType"] == src["tx_type"] and tx["networkId"] == src["networkID"]
+    assert tx["destinationChain"] == src["destinationChain"]
+    assert tx["inputs"][0]["txId"] == src["input_txID"]
+    assert tx["inputs"][0]["input"]["amount"] == str(src["input_amount"])
+    exported = tx["exportedOutputs"][0]["output"]
+    assert exported["amount"] == str(src["exported_amount"])
+    assert exported["addresses"] == [src["exported_address"]]

@@ -18,6 +18,7 @@ from avadata.decode.codec.fields import (
     U64,
     Iface,
     Inline,
+    JsonName,
     ListOf,
     Struct,
     TypeTable,
@@ -34,14 +35,14 @@ class AtomicUnsignedTx(Struct):
 
 @struct
 class EVMOutput(Struct):
-    address: Annotated[bytes, EVM_ADDRESS]
+    address: Annotated[bytes, EVM_ADDRESS, JsonName("toAddress")]
     amount: Annotated[int, U64]  # nAVAX (9 decimals) even though EVM balances have 18
     asset_id: ID
 
 
 @struct
 class EVMInput(Struct):
-    address: Annotated[bytes, EVM_ADDRESS]
+    address: Annotated[bytes, EVM_ADDRESS, JsonName("fromAddress")]
     amount: Annotated[int, U64]
     asset_id: ID
     nonce: Annotated[int, U64]
@@ -55,7 +56,9 @@ class UnsignedImportTx(AtomicUnsignedTx):
     imported_inputs: Annotated[
         tuple[TransferableInput, ...], ListOf(Inline(TransferableInput), "imported inputs")
     ]
-    outputs: Annotated[tuple[EVMOutput, ...], ListOf(Inline(EVMOutput), "EVM outputs")]
+    outputs: Annotated[
+        tuple[EVMOutput, ...], ListOf(Inline(EVMOutput), "EVM outputs"), JsonName("evmOutputs")
+    ]
 
 
 @struct
@@ -63,7 +66,9 @@ class UnsignedExportTx(AtomicUnsignedTx):
     network_id: Annotated[int, U32]
     blockchain_id: ID
     destination_chain: ID
-    inputs: Annotated[tuple[EVMInput, ...], ListOf(Inline(EVMInput), "EVM inputs")]
+    inputs: Annotated[
+        tuple[EVMInput, ...], ListOf(Inline(EVMInput), "EVM inputs"), JsonName("evmInputs")
+    ]
     exported_outputs: Annotated[
         tuple[TransferableOutput, ...], ListOf(Inline(TransferableOutput), "exported outputs")
     ]

@@ -31,6 +31,7 @@ from avadata.decode.codec.fields import (
     VAR_BYTES,
     Iface,
     Inline,
+    JsonName,
     ListOf,
     Struct,
     struct,
@@ -137,7 +138,7 @@ class AdvanceTimeTx(PUnsignedTx):
 
 @struct
 class RewardValidatorTx(PUnsignedTx):
-    tx_id: ID
+    tx_id: Annotated[bytes, ID32, JsonName("stakingTxHash")]  # the staker tx being rewarded
 
 
 @struct
