@@ -228,3 +228,26 @@ def test_any_tx_renders_to_json(chain: str, strategy: Any) -> None:
         json.dumps(out)
 
     check()
+
+
+def test_deep_nesting_is_a_decode_error_not_a_recursion_error() -> None:
+    # BaseTx with one input whose stakeable.LockIn holds a LockIn ... 5000 deep
+    head = bytes.fromhex("00000000002200000001") + bytes(32)
+    head += bytes(4) + bytes.fromhex("00000001") + bytes(32) + bytes(4) + bytes(32)
+    nest = (bytes.fromhex("00000015") + bytes(8)) * 5000
+    tail = bytes.fromhex("00000005") + bytes(8) + bytes(4) + bytes(4)
+    with pytest.raises(DecodeError) as e:
+        api.decode_p_unsigned_tx(head + nest + tail)
+    assert "nested" in e.value.expected
+    # and a moderately nested one is fine (avalanchego would parse it too)
+    ok = head + (bytes.fromhex("00000015") + bytes(8)) * 20 + tail
+    assert api.encode_p_unsigned_tx(api.decode_p_unsigned_tx(ok)) == ok
+
+
+def test_deeply_nested_rlp_is_a_decode_error() -> None:
+    data = b"\xc0"
+    for _ in range(3000):
+        n = len(data)
+        data = (bytes([0xC0 + n]) if n <= 55 else b"\xf9" + n.to_bytes(2, "big")) + data
+    with pytest.raises(DecodeError):
+        cblock.decode_cchain_block(data)

@@ -27,6 +27,7 @@ from avadata.decode.codec.reader import (
     DecodeError,
     Reader,
     check_size,
+    too_deep,
 )
 from avadata.decode.codec.signed import TxSpan
 from avadata.decode.codec.writer import Writer
@@ -49,7 +50,10 @@ def decode_top(
     check_size(data, cap, what)
     r = Reader(data)
     r.version()
-    obj = kind.read(r, table)
+    try:
+        obj = kind.read(r, table)
+    except RecursionError:
+        raise too_deep(r.pos) from None
     r.done()
     if keep_raw:
         object.__setattr__(obj, "raw", r.buf)
@@ -139,7 +143,7 @@ def decode_vertex(data: bytes) -> Vertex | StopVertex:
     r = Reader(data)
     version = r.version((0, 1))
     vtx: Vertex | StopVertex = (_VERTEX if version == 0 else _STOP_VERTEX).read(r, XCHAIN_TABLE)
-    r.done()
+    r.done()  # vertices hold no interfaces, so they cannot nest
     return vtx
 
 

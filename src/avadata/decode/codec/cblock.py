@@ -90,6 +90,8 @@ def decode_cchain_block(data: bytes, ap5: bool | None = None) -> CChainBlock:
         items = rlp.decode(data, strict=True)
     except (rlp.exceptions.DecodingError, rlp.exceptions.DeserializationError) as e:
         raise DecodeError(0, f"a coreth block RLP ({e})") from None
+    except RecursionError:  # lists nested thousands deep
+        raise DecodeError(0, "a coreth block RLP nested less deeply") from None
     if not isinstance(items, list) or len(items) != 5:
         raise DecodeError(0, "an RLP list of 5: header, txs, uncles, version, extData")
     header, txs, uncles, version, ext = items

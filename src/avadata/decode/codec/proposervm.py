@@ -103,7 +103,7 @@ def decode_proposervm(data: bytes) -> ProposerBlock:
     """proposervm bytes (unbounded size, as in avalanchego)."""
     r = Reader(data)
     r.version()
-    blk: ProposerBlock = _BLOCK.read(r, PROPOSERVM_TABLE)
+    blk: ProposerBlock = _BLOCK.read(r, PROPOSERVM_TABLE)  # flat: no nested interfaces
     r.done()
     object.__setattr__(blk, "raw", r.buf)
     return blk

@@ -158,6 +158,12 @@ class Reader:
             raise DecodeError(self.pos, f"end of input, {self.end - self.pos} trailing bytes")
 
 
+def too_deep(pos: int) -> DecodeError:
+    """Interfaces can nest (a LockIn holding a LockIn ...); input nested deeper than Python's
+    recursion limit is refused rather than allowed to raise RecursionError."""
+    return DecodeError(pos, "values nested less deeply (recursion limit reached)")
+
+
 def check_size(data: bytes, cap: int | None, what: str) -> None:
     if cap is not None and len(data) > cap:
         raise DecodeError(cap, f"{what} of at most {cap} bytes, got {len(data)}")
