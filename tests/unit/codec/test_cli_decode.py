@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from avadata.cli.main import app
+from avadata.decode.codec import api
 from tests.unit.codec.vectors import entries
 
 BLOCK = entries("pchain_blocks.json")[0]
@@ -134,3 +135,25 @@ def test_wrapped_pchain_block() -> None:
     assert out["block"]["blockId"] == BLOCK["stated_block_id"]
     assert out["blockId"] == cb58_encode(hashlib.sha256(raw[:-4]).digest())
     assert out["proposervm"]["pChainHeight"] == 2
+
+
+def test_wrapped_xchain_standard_block_carries_the_stated_tx_id() -> None:
+    """No real X-chain StandardBlock bytes exist in the vectors; one built around a real
+    avm tx must still show that tx's stated ID (embedded without its codec version)."""
+    from avadata.decode.codec import proposervm
+    from avadata.decode.codec.xchain import StandardBlock
+
+    tx = api.decode_x_tx(bytes.fromhex(X_TX["hex"]))
+    block = StandardBlock(
+        parent_id=bytes(32), height=9, time=1_700_000_000, merkle_root=bytes(32),
+        transactions=(tx,),
+    )  # fmt: skip
+    inner = api.encode_x_block(block)
+    assert inner[6 + 32 + 8 + 8 + 32 + 4 :] == bytes.fromhex(X_TX["hex"])[2:]
+    wrapper = proposervm.StatelessBlock(
+        parent_id=bytes(32), timestamp=1, p_chain_height=2, certificate=b"", block=inner,
+        signature=b"",
+    )  # fmt: skip
+    out = ok("block", "--chain", "x", proposervm.encode_proposervm(wrapper).hex())
+    assert [t["txHash"] for t in out["block"]["transactions"]] == [X_TX["stated_tx_id"]]
+    assert out["block"]["height"] == 9
