@@ -10,21 +10,26 @@ from typing import Annotated
 
 import typer
 
-HELP = """Run a local Avalanche devnet: real EVM nodes (anvil) with seeded history, one port.
-
-Starts one anvil per EVM chain (the C-chain, chain ID 43113, and the L1s alpha 99901 and
-beta 99902) on 127.0.0.1, fills each with a seeded history (contracts, native and token
-transfers, NFTs, internal calls, creations, reverts across 45 simulated days that end at
-today's midnight UTC), then serves them behind a node facade and keeps mining a few live
-blocks every --live-interval seconds. The same --seed on the same day gives the same chains.
-With --data-dir the chains are saved on exit and reloaded (not regenerated) next time.
-Prints the RPC URLs and runs until Ctrl-C.
-
-Example: avadata devnet --port 9650 --data-dir data/devnet --seed 1
-then: curl -s -X POST -H 'content-type: application/json' \\
-  -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' \\
-  http://127.0.0.1:9650/ext/bc/C/rpc
-"""
+# Paragraphs are single logical lines (joined below): the help renderer keeps hard line
+# breaks, so wrapping here would come out ragged in narrower terminals.
+HELP = (
+    "Run a local Avalanche devnet: real EVM nodes (anvil) with seeded history, one port."
+    "\n\n"
+    "Starts one anvil per EVM chain (the C-chain, chain ID 43113, and the L1s alpha 99901 and "
+    "beta 99902) on 127.0.0.1 and fills each with a seeded history: contracts, native and token "
+    "transfers, NFTs, internal value calls, creations and reverts over 45 simulated days ending "
+    "at today's midnight UTC. Then serves them behind a node facade "
+    "(/ext/bc/C/rpc, /ext/bc/<chain ID or name>/rpc, /ext/health) and mines a few live blocks "
+    "every --live-interval seconds. The same --seed on the same day gives the same chains. "
+    "With --data-dir the chains are saved on exit and reloaded, not regenerated, next time. "
+    "Prints the RPC URLs and runs until Ctrl-C."
+    "\n\n"
+    "Example: avadata devnet --port 9650 --data-dir data/devnet --seed 1"
+    "\n\n"
+    "then: curl -s -X POST -H 'content-type: application/json' "
+    """-d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' """
+    "http://127.0.0.1:9650/ext/bc/C/rpc"
+)
 
 
 def devnet(
