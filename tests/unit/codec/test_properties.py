@@ -251,3 +251,33 @@ def test_deeply_nested_rlp_is_a_decode_error() -> None:
         data = (bytes([0xC0 + n]) if n <= 55 else b"\xf9" + n.to_bytes(2, "big")) + data
     with pytest.raises(DecodeError):
         cblock.decode_cchain_block(data)
+
+
+@st.composite
+def mutated_generated(draw: st.DrawFn) -> bytes:
+    """Like mutated(), but seeded by encodings of generated objects of every VM type."""
+    index = draw(st.integers(0, len(ROUND_TRIPS) - 1))
+    _, strategy, encode, _ = ROUND_TRIPS[index]
+    data = bytearray(encode(draw(strategy)))
+    for _ in range(draw(st.integers(1, 3))):
+        pos = draw(st.integers(0, max(len(data) - 1, 0)))
+        op = draw(st.sampled_from(["truncate", "flip", "insert", "delete"]))
+        if op == "truncate":
+            del data[pos:]
+        elif op == "flip" and data:
+            data[pos] ^= 1 << draw(st.integers(0, 7))
+        elif op == "insert":
+            data[pos:pos] = draw(st.binary(min_size=1, max_size=4))
+        elif op == "delete" and data:
+            del data[pos : pos + draw(st.integers(1, 8))]
+    return bytes(data)
+
+
+@settings(
+    max_examples=max(FUZZ_EXAMPLES // 3, 100),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(mutated_generated())
+def test_mutations_of_generated_objects(data: bytes) -> None:
+    decode_all_or_decode_error(data)
