@@ -243,3 +243,15 @@ def test_rate_limit(store) -> None:
     settings = Settings(db_url=store[0], rate_limit_anonymous=1)
     with TestClient(create_app(settings)) as c:
         assert all(c.get("/v2/chains").status_code == 200 for _ in range(3))
+
+
+def test_repeated_page_reuses_its_token(client) -> None:
+    params = {"timeInterval": "hour", "pageSize": 5}
+    a = client.get("/v2/chains/22/metrics/gasUsed", params=params).json()["nextPageToken"]
+    b = client.get("/v2/chains/22/metrics/gasUsed", params=params).json()["nextPageToken"]
+    c = client.get("/v2/chains/22/metrics/txCount", params=params).json()["nextPageToken"]
+    assert a == b != c
+    # The token names a UUID (seed: "a UUID-based token").
+    import uuid
+
+    assert str(uuid.UUID(a)) == a

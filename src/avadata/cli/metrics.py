@@ -45,6 +45,9 @@ def bench(
     db: Annotated[
         str | None, typer.Option("--db", help="Database URL (default: a temp SQLite)")
     ] = None,
+    in_process: Annotated[
+        bool, typer.Option(help="Time through an in-process test client instead of a server")
+    ] = False,
 ) -> None:
     """Write a synthetic chain with the rollup on, then time metric requests (p50/p99)."""
     import tempfile
@@ -72,7 +75,40 @@ def bench(
         f"wrote {w.blocks} blocks, {w.txs} txs in {w.write_s:.1f} s; rollup {w.rollup_s:.1f} s "
         f"= {w.share:.1%} of the write ({w.rollup_s / max(w.txs, 1) * 1e6:.0f} us/tx)"
     )
-    with TestClient(create_app(Settings(db_url=url))) as client:
-        lat = b.latency(lambda p, q: client.get(p, params=q).status_code, 1, rounds)
+    if in_process:
+        with TestClient(create_app(Settings(db_url=url))) as client:
+            lat = b.latency(lambda p, q: client.get(p, params=q).status_code, 1, rounds)
+    else:
+        # A real server in its own process (as deployed), one keep-alive client.
+        import socket
+        import subprocess
+        import sys
+
+        import httpx
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        server = subprocess.Popen(
+            [sys.executable, "-m", "avadata", "serve", "--db", url, "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            base = f"http://127.0.0.1:{port}"
+            with httpx.Client(base_url=base, timeout=30) as http:
+                deadline = time.monotonic() + 30
+                while True:
+                    try:
+                        http.get("/v2/chains")
+                        break
+                    except httpx.TransportError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.1)
+                lat = b.latency(lambda p, q: http.get(p, params=q).status_code, 1, rounds)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
     for name, (p50, p99) in lat.summary().items():
         typer.echo(f"{name:32s} p50 {p50:6.2f} ms  p99 {p99:6.2f} ms")

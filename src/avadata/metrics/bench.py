@@ -72,7 +72,9 @@ def batches(
 ) -> list[EvmBatch]:
     """The synthetic chain as writer batches of `chunk` blocks."""
     rnd = random.Random(seed)
-    n_blocks = max(2, days * 86_400 // 20)  # a block every ~20 s on average
+    # About 20 transactions a block, at least two blocks an hour: every hourly bucket is filled.
+    n_blocks = max(2, days * 48, txs // 20)
+    step = days * 86_400 / n_blocks
     per_block = txs / n_blocks
     out: list[EvmBatch] = []
     made = 0
@@ -82,7 +84,13 @@ def batches(
             out.append(EvmBatch(chain_id=chain_id, first_block=number, last_block=number))
         b = out[-1]
         b.last_block = number
-        ts += rnd.choice((0, 10, 20, 20, 30))
+        # Jittered spacing; now and then two blocks share a second.
+        ts = (
+            T0
+            + int(number * step)
+            + (0 if rnd.random() < 0.05 else rnd.randrange(max(1, int(step // 2))))
+        )
+        ts = max(ts, out[-1].blocks[-1].timestamp if out[-1].blocks else ts)
         count = int(per_block * (number + 1)) - made
         made += count
         bh = _hash(chain_id, number, 1)
@@ -188,10 +196,10 @@ def write(engine: Engine, chain_id: int, parts: list[EvmBatch]) -> WriteFigures:
 
 
 def latency(
-    get: Callable[[str, dict[str, object]], int], chain_id: int, rounds: int
+    get: Callable[[str, dict[str, str | int]], int], chain_id: int, rounds: int
 ) -> LatencyFigures:
     """Time metric requests; `get(path, params)` returns the HTTP status."""
-    cases: dict[str, tuple[str, dict[str, object]]] = {
+    cases: dict[str, tuple[str, dict[str, str | int]]] = {
         "txCount hour x2160": ("txCount", {"timeInterval": "hour", "pageSize": 2160}),
         "activeAddresses hour x2160": (
             "activeAddresses",

@@ -33,7 +33,7 @@ def _build(app: AppState) -> MetricsState:
     writer = make_engine(s.db_url)
     return MetricsState(
         app=app,
-        tokens=TokenStore(writer),
+        tokens=TokenStore(writer, reader=app.engine),
         limiter=RateLimiter(s.rate_limit_anonymous, loopback_too=s.rate_limit_loopback),
     )
 
