@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
@@ -30,3 +32,29 @@ def test_upgrade_empty_database(empty_db_url):
             assert diffs == []
     finally:
         eng.dispose()
+
+
+def test_concurrent_migrations_serialise(empty_db_url):
+    """Several processes may start at once (indexer workers, API): all upgrades succeed."""
+    engines = [make_engine(empty_db_url) for _ in range(3)]
+    errors = []
+
+    def run(eng):
+        try:
+            migrate(eng)
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(e,)) for e in engines]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert errors == []
+        with engines[0].connect() as conn:
+            ctx = MigrationContext.configure(conn)
+            assert ctx.get_current_revision() == heads()[0]
+    finally:
+        for e in engines:
+            e.dispose()

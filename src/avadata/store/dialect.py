@@ -149,12 +149,12 @@ def _bulk_plan(dialect_: Any, table: Table, columns: tuple[str, ...]) -> _BulkPl
     target = dialect_.identifier_preparer.format_table(table)
     if dialect_.name == "postgresql":
         # COPY into a session temp table shaped like the target, then one INSERT ... SELECT that
-        # skips existing keys: COPY is the fastest way in, and the temp table empties at commit.
+        # skips existing keys: COPY is the fastest way in. The TRUNCATE right after leaves the
+        # staging table empty at every commit; a rollback undoes the COPY just the same.
         staging = q(f"_bulk_{table.name}")
         arrays = ", ".join(f"%s::{c.type.compile(dialect=dialect_)}[]" for c in cols)
         steps = (
-            f"CREATE TEMP TABLE IF NOT EXISTS {staging} (LIKE {target} INCLUDING DEFAULTS) "
-            "ON COMMIT DELETE ROWS",
+            f"CREATE TEMP TABLE IF NOT EXISTS {staging} (LIKE {target} INCLUDING DEFAULTS)",
             f"COPY {staging} ({names}) FROM STDIN",
             f"INSERT INTO {target} ({names}) SELECT {names} FROM {staging} "
             f"ON CONFLICT DO NOTHING; TRUNCATE {staging}",
