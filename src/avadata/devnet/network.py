@@ -34,6 +34,10 @@ from avadata.devnet.traffic import TrafficConfig, TrafficGenerator
 log = logging.getLogger(__name__)
 
 
+class DevnetCancelled(Exception):
+    """Raised in a chain's history thread when the devnet stops before it is built."""
+
+
 @dataclass(frozen=True)
 class ChainSpec:
     """One EVM chain: `name` is "C" for the C-chain, the L1's URL alias otherwise."""
@@ -107,13 +111,7 @@ class Devnet:
         if self.config.port:
             _check_port_free(self.config.port)  # fail before minutes of history, not after
         try:
-            with ThreadPoolExecutor(max_workers=len(self.config.chains)) as pool:
-                futures = [
-                    pool.submit(self._start_chain, spec, progress) for spec in self.config.chains
-                ]
-                for future in futures:
-                    chain = future.result()
-                    self.chains[chain.spec.name] = chain
+            self._start_chains(progress)
             routes = [ChainRoute(c.spec.name, c.spec.chain_id, c.anvil.rpc_url) for c in self]
             self.facade = FacadeServer(routes, port=self.config.port)
             self.facade.start()
@@ -126,6 +124,25 @@ class Devnet:
         except BaseException:
             self.stop()
             raise
+
+    def _start_chains(self, progress: Callable[[str, int, int], None] | None) -> None:
+        with ThreadPoolExecutor(max_workers=len(self.config.chains)) as pool:
+            futures = [pool.submit(self._start_chain, s, progress) for s in self.config.chains]
+            try:
+                for future in futures:
+                    chain = future.result()
+                    self.chains[chain.spec.name] = chain
+            except BaseException:
+                # Ctrl-C or one chain failed: the others stop at their next block; keep the
+                # ones that did start so that stop() stops them too.
+                self._stopping.set()
+                for future in futures:
+                    try:
+                        chain = future.result()
+                    except BaseException:
+                        continue
+                    self.chains[chain.spec.name] = chain
+                raise
 
     def _paths(self, spec: ChainSpec) -> tuple[Path, Path] | None:
         if self.config.data_dir is None:
@@ -162,9 +179,13 @@ class Devnet:
             rpc = Rpc(anvil.rpc_url)
             generator = TrafficGenerator(rpc, history, resume=resume)
             if resume is None:
-                report = None
-                if progress is not None:
-                    report = lambda done, total: progress(spec.name, done, total)  # noqa: E731
+
+                def report(done: int, total: int) -> None:
+                    if self._stopping.is_set():
+                        raise DevnetCancelled(spec.name)
+                    if progress is not None:
+                        progress(spec.name, done, total)
+
                 generator.run(report)
                 if paths is not None:
                     generator.ledger.save(paths[1])
