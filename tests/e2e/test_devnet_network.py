@@ -233,3 +233,31 @@ def test_devnet_help_describes_the_verb_with_an_example():
     result = CliRunner().invoke(app, ["devnet", "--help"])
     assert result.exit_code == 0
     assert "Example: avadata devnet" in result.output and "--data-dir" in result.output
+
+
+def test_devnet_cli_prints_urls_serves_and_stops_cleanly_on_sigterm(tmp_path: Path):
+    argv = [sys.executable, "-m", "avadata", "devnet", "--port", "0", "--data-dir", str(tmp_path)]
+    argv += ["--blocks", "24", "--txs-per-block", "4", "--days", "4", "--live-interval", "0"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    try:
+        lines = [proc.stdout.readline() for _ in range(5)]
+        # "  <name>  chain <id>  <facade RPC URL>  (anvil ...)" per chain, after two lines
+        urls = {line.split()[0]: line.split()[3] for line in lines[2:]}
+        assert set(urls) == {"C", "alpha", "beta"}
+        assert int(_post(urls["beta"], "eth_chainId").json()["result"], 16) == 99902
+        anvil_pids = _children(proc.pid)
+        assert len(anvil_pids) == 3
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    assert not any(_alive(pid) for pid in anvil_pids)
+    assert (
+        sorted(p.name for p in tmp_path.glob("chain-*/anvil-state.json"))
+        == ["anvil-state.json"] * 3
+    )
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
