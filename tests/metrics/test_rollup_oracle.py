@@ -62,6 +62,8 @@ def _snapshot(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
         schema.metric_members,
         schema.metric_counts,
         schema.metric_first_seen,
+        schema.metric_last_seen,
+        schema.metric_scopes,
     ]
     with engine.connect() as conn:
         snap = {t.name: sorted(tuple(r) for r in conn.execute(select(t))) for t in tables}

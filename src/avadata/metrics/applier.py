@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
 
+from avadata.metrics import lastseen
 from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
 from avadata.metrics.rollup import (
     BlockStats,
@@ -34,6 +35,8 @@ from avadata.metrics.rollup import (
     changes,
 )
 from avadata.metrics.scopes import scopes_for
+from avadata.metrics.sqlfast import insert_new
+from avadata.metrics.stored import stored_changes
 from avadata.records import EvmBatch
 from avadata.store import dialect
 from avadata.store.schema import (
@@ -60,7 +63,7 @@ def apply_metrics(conn: Connection, batch: EvmBatch) -> None:
 
 
 def apply_changes(conn: Connection, ch: RollupChanges) -> None:
-    scopes = scopes_for(conn, ch.chain_id)
+    scopes = scopes_for(conn, ch.chain_id, materialize)
     new_blocks = _insert_blocks(conn, ch.chain_id, ch.blocks)
     deltas = bucket_sums(new_blocks)
     _add_samples(conn, ch.chain_id, new_blocks, deltas)
@@ -205,12 +208,32 @@ _H, _D, _W, _M = (i.code for i in ALL_INTERVALS)
 
 
 def _distinct(conn: Connection, scopes: list[str], ch: RollupChanges) -> None:
-    """Membership for every scope, cascading only new rows: hour -> day -> week and month,
-    and chain -> network -> total. Three INSERTs per scope, one counter upsert in all."""
+    """Distinct counts: the chain's own scope from its last-seen rows (lastseen.py), then the
+    rows new there cascade into the aggregates' membership. One counter upsert in all."""
     deltas: Deltas = Counter()
-    hours: set[Member] = {(KIND_ACTIVE, _H, b, a) for b, a in ch.active}
-    hours |= {(KIND_SENDER, _H, b, a) for b, a in ch.senders}
-    deployer_days: set[Member] = {(KIND_DEPLOYER, _D, d, a) for d, a in ch.deployers}
+    chain_scope, aggregates = scopes[0], scopes[1:]
+    hours = lastseen.novelty(
+        conn, chain_scope, KIND_ACTIVE, Interval.HOUR, ch.active, FIRST_ADDRESS, deltas
+    )
+    hours |= lastseen.novelty(
+        conn, chain_scope, KIND_SENDER, Interval.HOUR, ch.senders, None, deltas
+    )
+    days = lastseen.novelty(
+        conn, chain_scope, KIND_DEPLOYER, Interval.DAY, ch.deployers, FIRST_DEPLOYER, deltas
+    )
+    _cascade(conn, aggregates, hours, days, deltas)
+    _bump(conn, deltas)
+
+
+def _cascade(
+    conn: Connection,
+    scopes: list[str],
+    hours: set[Member],
+    deployer_days: set[Member],
+    deltas: Deltas,
+) -> None:
+    """Membership for aggregate scopes, cascading only new rows: hour -> day -> week and
+    month, and network -> total (each scope contains the one before)."""
     for scope in scopes:
         if not hours and not deployer_days:
             break
@@ -226,6 +249,18 @@ def _distinct(conn: Connection, scopes: list[str], ch: RollupChanges) -> None:
         _first_seen(conn, scope, new_days, deltas)
         hours = new_hours
         deployer_days = {m for m in new_days if m[0] == KIND_DEPLOYER}
+
+
+def materialize(conn: Connection, key: str, chain_ids: tuple[int, ...]) -> None:
+    """Build an aggregate scope's membership from its chains' stored rows (scopes.py calls
+    this once per new set of chains, inside the writer's transaction)."""
+    deltas: Deltas = Counter()
+    for chain_id in chain_ids:
+        for ch, _ in stored_changes(conn, chain_id):
+            hours: set[Member] = {(KIND_ACTIVE, _H, b, a) for b, a in ch.active}
+            hours |= {(KIND_SENDER, _H, b, a) for b, a in ch.senders}
+            days: set[Member] = {(KIND_DEPLOYER, _D, d, a) for d, a in ch.deployers}
+            _cascade(conn, [key], hours, days, deltas)
     _bump(conn, deltas)
 
 
@@ -245,42 +280,6 @@ def _insert_members(conn: Connection, scope: str, keys: set[Member], deltas: Del
     for k, i, b, _ in new:
         deltas[(scope, k, i, b)] += 1
     return new
-
-
-# Rows per multi-row INSERT: 1,000 x 5 parameters stays under SQLite's 32,766 bound values.
-_ROWS_PER_INSERT = 1_000
-
-
-def insert_new(
-    conn: Connection,
-    table: str,
-    columns: Sequence[str],
-    rows: Sequence[tuple[Any, ...]],
-    returning: Sequence[str],
-) -> list[tuple[Any, ...]]:
-    """INSERT .. ON CONFLICT DO NOTHING RETURNING, as one multi-row statement per 1,000 rows.
-
-    The hot path of the rollup: written as driver SQL because SQLAlchemy's per-row parameter
-    processing cost ~20 us a row, several times the database's own work. Both engines spell
-    this statement alike; only the driver's placeholder differs (qmark for sqlite3, %s for
-    psycopg), read from the DBAPI's declared paramstyle. Plain columns only (no U256).
-    """
-    if not rows:
-        return []
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    cols = ", ".join(f'"{c}"' for c in columns)
-    ret = ", ".join(f'"{c}"' for c in returning)
-    one = "(" + ", ".join([mark] * len(columns)) + ")"
-    out: list[tuple[Any, ...]] = []
-    for i in range(0, len(rows), _ROWS_PER_INSERT):
-        part = rows[i : i + _ROWS_PER_INSERT]
-        sql = (
-            f'INSERT INTO "{table}" ({cols}) VALUES {", ".join([one] * len(part))} '
-            f"ON CONFLICT DO NOTHING RETURNING {ret}"
-        )
-        params = tuple(v for row in part for v in row)
-        out.extend(tuple(r) for r in conn.exec_driver_sql(sql, params).all())
-    return out
 
 
 def _bump(conn: Connection, deltas: Deltas) -> None:

@@ -16,19 +16,16 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, delete, select
 
 from avadata.metrics.applier import apply_changes
-from avadata.metrics.rollup import changes_of
+from avadata.metrics.stored import stored_changes
 from avadata.store.schema import (
     chains,
-    contracts,
-    evm_blocks,
-    evm_txs,
     metric_blocks,
     metric_counts,
     metric_first_seen,
+    metric_last_seen,
     metric_members,
     metric_scopes,
     metric_sums,
-    token_transfers,
 )
 
 ROLLUP_TABLES = (
@@ -37,39 +34,9 @@ ROLLUP_TABLES = (
     metric_members,
     metric_counts,
     metric_first_seen,
+    metric_last_seen,
     metric_scopes,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    number: int
-    timestamp: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Tx:
-    block_number: int
-    block_timestamp: int
-    from_address: str
-    to_address: str | None
-    gas_used: int
-    gas_price: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Transfer:
-    block_timestamp: int
-    from_address: str
-    to_address: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Creation:
-    block_number: int
-    block_timestamp: int
-    deployer: str
-    deployer_contract: str | None
 
 
 @dataclass(slots=True)
@@ -94,68 +61,8 @@ def rebuild_in(conn: Connection, *, chunk_blocks: int = 5_000) -> RebuildStats:
     ]
     for chain_id in chain_ids:
         stats.chains += 1
-        b = evm_blocks.c
-        numbers = conn.execute(
-            select(b.number).where(b.chain_id == chain_id).order_by(b.number)
-        ).scalars()
-        first: int | None = None
-        last = -1
-        for n in numbers:
-            if first is None:
-                first = n
-            last = n
-            if n - first + 1 >= chunk_blocks:
-                _roll(conn, chain_id, first, last, stats)
-                first = None
-        if first is not None:
-            _roll(conn, chain_id, first, last, stats)
+        for ch, txs in stored_changes(conn, chain_id, chunk_blocks):
+            stats.blocks += len(ch.blocks)
+            stats.transactions += txs
+            apply_changes(conn, ch)
     return stats
-
-
-def _roll(conn: Connection, chain_id: int, lo: int, hi: int, stats: RebuildStats) -> None:
-    b, t, tr, c = evm_blocks.c, evm_txs.c, token_transfers.c, contracts.c
-    blocks = [
-        _Block(int(r.number), int(r.timestamp))
-        for r in conn.execute(
-            select(b.number, b.timestamp).where(b.chain_id == chain_id, b.number.between(lo, hi))
-        )
-    ]
-    txs = [
-        _Tx(
-            int(r.block_number),
-            int(r.block_timestamp),
-            r.from_address,
-            r.to_address,
-            int(r.gas_used),
-            int(r.gas_price),
-        )
-        for r in conn.execute(
-            select(
-                t.block_number,
-                t.block_timestamp,
-                t.from_address,
-                t.to_address,
-                t.gas_used,
-                t.gas_price,
-            ).where(t.chain_id == chain_id, t.block_number.between(lo, hi))
-        )
-    ]
-    transfers = [
-        _Transfer(int(r.block_timestamp), r.from_address, r.to_address)
-        for r in conn.execute(
-            select(tr.block_timestamp, tr.from_address, tr.to_address).where(
-                tr.chain_id == chain_id, tr.block_number.between(lo, hi)
-            )
-        )
-    ]
-    creations = [
-        _Creation(int(r.block_number), int(r.block_timestamp), r.deployer, r.deployer_contract)
-        for r in conn.execute(
-            select(c.block_number, c.block_timestamp, c.deployer, c.deployer_contract).where(
-                c.chain_id == chain_id, c.block_number.between(lo, hi)
-            )
-        )
-    ]
-    stats.blocks += len(blocks)
-    stats.transactions += len(txs)
-    apply_changes(conn, changes_of(chain_id, blocks, txs, transfers, creations))

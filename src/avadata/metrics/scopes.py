@@ -17,9 +17,9 @@ are dropped then too. Readers fall back to a union query for a key not materiali
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from sqlalchemy import Connection, String, delete, func, literal, select
+from sqlalchemy import Connection, delete, select
 
 from avadata.store import dialect
 from avadata.store.schema import (
@@ -31,6 +31,7 @@ from avadata.store.schema import (
 )
 
 TOTAL = "total"
+Builder = Callable[[Connection, str, tuple[int, ...]], None]
 AGGREGATES = (TOTAL, "mainnet", "testnet")
 
 
@@ -62,8 +63,9 @@ def is_materialized(conn: Connection, key: str) -> bool:
     return conn.execute(select(s.scope).where(s.scope == key)).first() is not None
 
 
-def scopes_for(conn: Connection, chain_id: int) -> list[str]:
-    """The scope keys `chain_id` writes to, narrowest first; materialises new aggregates."""
+def scopes_for(conn: Connection, chain_id: int, build: Builder) -> list[str]:
+    """The scope keys `chain_id` writes to, narrowest first; new aggregate keys are claimed
+    and filled by `build(conn, key, chain_ids)` (applier.materialize), stale ones dropped."""
     sets = aggregate_sets(conn)
     current = {key_of(ids): ids for ids in sets.values() if len(ids) >= 2}
     s = metric_scopes.c
@@ -71,7 +73,8 @@ def scopes_for(conn: Connection, chain_id: int) -> list[str]:
     if stored != set(current):
         _drop(conn, sorted(stored - set(current)))
         for key in sorted(set(current) - stored):
-            _materialize(conn, key, current[key])
+            if _claim(conn, key, current[key]):
+                build(conn, key, current[key])
     out = [str(chain_id)]
     # Narrowest first (chain, its network, total): the applier cascades only rows that were
     # new in a scope to the next one, which is right only when each scope contains the last.
@@ -91,47 +94,11 @@ def _drop(conn: Connection, keys: list[str]) -> None:
     conn.execute(delete(metric_scopes).where(metric_scopes.c.scope.in_(keys)))
 
 
-def _materialize(conn: Connection, key: str, chain_ids: tuple[int, ...]) -> None:
-    """Claim `key` (a concurrent writer waits on the claim row) and copy its chains' rows."""
+def _claim(conn: Connection, key: str, chain_ids: tuple[int, ...]) -> bool:
+    """Claim `key` for building; a concurrent writer waits on the claim row, then skips."""
     claimed = conn.execute(
         dialect.insert_or_ignore(conn, metric_scopes)
         .values(scope=key, chain_ids=",".join(map(str, chain_ids)))
         .returning(metric_scopes.c.scope)
     ).first()
-    if claimed is None:
-        return
-    parts = [str(c) for c in chain_ids]
-    lit = literal(key, String(24))
-    m, f = metric_members.c, metric_first_seen.c
-    conn.execute(
-        metric_members.insert().from_select(
-            ["scope", "kind", "interval", "bucket", "address"],
-            select(lit, m.kind, m.interval, m.bucket, m.address)
-            .where(m.scope.in_(parts))
-            .distinct(),
-        )
-    )
-    conn.execute(
-        metric_first_seen.insert().from_select(
-            ["scope", "kind", "address", "first_day"],
-            select(lit, f.kind, f.address, func.min(f.first_day))
-            .where(f.scope.in_(parts))
-            .group_by(f.kind, f.address),
-        )
-    )
-    conn.execute(
-        metric_counts.insert().from_select(
-            ["scope", "kind", "interval", "bucket", "count"],
-            select(lit, m.kind, m.interval, m.bucket, func.count())
-            .where(m.scope == key)
-            .group_by(m.kind, m.interval, m.bucket),
-        )
-    )
-    conn.execute(
-        metric_counts.insert().from_select(
-            ["scope", "kind", "interval", "bucket", "count"],
-            select(lit, f.kind, literal("d", String(1)), f.first_day, func.count())
-            .where(f.scope == key)
-            .group_by(f.kind, f.first_day),
-        )
-    )
+    return claimed is not None

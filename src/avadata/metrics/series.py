@@ -30,7 +30,7 @@ from avadata.metrics.catalog import CUMULATIVE_CONTRACTS_INCLUDES_DAY, MetricNam
 from avadata.metrics.rollup import rate
 from avadata.metrics.scopes import AGGREGATES, aggregate_sets, is_materialized, key_of
 from avadata.store.queries import chains as chain_queries
-from avadata.store.schema import metric_counts, metric_first_seen, metric_members, metric_sums
+from avadata.store.schema import metric_counts, metric_sums
 
 Number = int | float
 
@@ -47,12 +47,17 @@ _CUMULATIVE_DISTINCT = {
 _MAX_EXACT = 2**63 - 1
 
 
+class ScopeNotReady(RuntimeError):
+    """An aggregate's distinct counts are being built by the writer; ask again shortly."""
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """What a `{chainId}` names: the membership scope key and the chains it covers.
 
-    `materialized` is False for an aggregate whose rows a writer has not built yet (a chain
-    joined since the last batch): its distinct counts are then a union query over its chains.
+    `materialized` is False for an aggregate of several chains with data whose rows the writer
+    has not built yet (a chain joined since the last batch): its distinct counts are then
+    unavailable for the moment (ScopeNotReady) rather than approximate.
     """
 
     key: str
@@ -65,8 +70,20 @@ def resolve_scope(conn: Connection, chain_id: str) -> Scope | None:
     if chain_id in AGGREGATES:
         ids = aggregate_sets(conn)[chain_id]
         key = key_of(ids)
-        done = len(ids) < 2 or is_materialized(conn, key)
-        return Scope(key, ids, done)
+        if len(ids) < 2 or is_materialized(conn, key):
+            return Scope(key, ids)
+        # Not built yet (a chain joined since the last batch). Exact anyway when at most one
+        # of the chains has rolled-up data: that chain's own rows are the aggregate's.
+        s = metric_sums.c
+        with_data = sorted(
+            int(c)
+            for c in conn.execute(
+                select(s.chain_id).where(s.chain_id.in_(ids)).distinct()
+            ).scalars()
+        )
+        if len(with_data) <= 1:
+            return Scope(key_of(with_data) or key, ids)
+        return Scope(key, ids, materialized=False)
     if not chain_id.isdigit() or len(chain_id) > 18:
         return None
     row = chain_queries.find_chain(conn, chain_id)
@@ -313,7 +330,7 @@ def _counts(
 ) -> dict[int, int]:
     """Distinct members (kinds a/s/d) or first sightings (A/D) per bucket in [oldest, newest]."""
     if not scope.materialized:
-        return _union_counts(conn, scope, kind, interval, oldest, newest)
+        raise ScopeNotReady(scope.key)
     # Driver SQL, as in `_select`: hourly pages are 2,160 rows.
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
     sql = (
@@ -327,50 +344,12 @@ def _counts(
 def _count_before(conn: Connection, scope: Scope, kind: str, day: int) -> int:
     """First sightings (A/D) before `day`."""
     if not scope.materialized:
-        firsts = _union_first_days(scope, kind)
-        q = select(func.count()).select_from(firsts).where(firsts.c.day < day)
-        return int(conn.execute(q).scalar_one())
+        raise ScopeNotReady(scope.key)
     c = metric_counts.c
     q = select(func.coalesce(func.sum(c["count"]), 0)).where(
         c.scope == scope.key, c.kind == kind, c.interval == Interval.DAY.code, c.bucket < day
     )
     return int(conn.execute(q).scalar_one())
-
-
-def _union_first_days(scope: Scope, kind: str) -> Any:
-    f = metric_first_seen.c
-    return (
-        select(f.address, func.min(f.first_day).label("day"))
-        .where(f.scope.in_([str(c) for c in scope.chain_ids]), f.kind == kind)
-        .group_by(f.address)
-        .subquery()
-    )
-
-
-def _union_counts(
-    conn: Connection, scope: Scope, kind: str, interval: Interval, oldest: int, newest: int
-) -> dict[int, int]:
-    """The slow, exact path for an aggregate not materialised yet: union of its chains."""
-    if kind in (FIRST_ADDRESS, FIRST_DEPLOYER):
-        firsts = _union_first_days(scope, kind)
-        q = (
-            select(firsts.c.day, func.count())
-            .where(firsts.c.day.between(oldest, newest))
-            .group_by(firsts.c.day)
-        )
-    else:
-        m = metric_members.c
-        q = (
-            select(m.bucket, func.count(m.address.distinct()))
-            .where(
-                m.scope.in_([str(c) for c in scope.chain_ids]),
-                m.kind == kind,
-                m.interval == interval.code,
-                m.bucket.between(oldest, newest),
-            )
-            .group_by(m.bucket)
-        )
-    return {int(b): int(n) for b, n in conn.execute(q)}
 
 
 def _sum_before(conn: Connection, scope: Scope, column: str, day: int) -> int:

@@ -416,6 +416,20 @@ metric_first_seen = Table(
     sqlite_with_rowid=False,
 )
 
+# The last bucket (hour; day for deployers) each address was active in a single-chain scope.
+# A chain's blocks are written in order, so one row per address decides whether an hour, day,
+# week or month is new for it; no row means never seen (a first sighting).
+metric_last_seen = Table(
+    "metric_last_seen",
+    metadata,
+    Column("scope", String(24), nullable=False),
+    Column("kind", String(1), nullable=False),
+    Column("address", Address(), nullable=False),
+    Column("last_bucket", BigInteger, nullable=False),
+    PrimaryKeyConstraint("scope", "kind", "address"),
+    sqlite_with_rowid=False,
+)
+
 # Aggregate membership scopes that are materialised (see avadata.metrics.scopes): the key is
 # derived from the set of chains, listed here for the record.
 metric_scopes = Table(
@@ -481,6 +495,7 @@ __all__ = [
     "metric_blocks",
     "metric_counts",
     "metric_first_seen",
+    "metric_last_seen",
     "metric_members",
     "metric_page_tokens",
     "metric_scopes",

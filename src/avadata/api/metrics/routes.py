@@ -20,7 +20,7 @@ from sqlalchemy import Connection
 
 from avadata.api.deps import Conn
 from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
 from avadata.api.metrics.service import Metrics
 from avadata.api.metrics.tokens import PageQuery
 from avadata.metrics import buckets, series
@@ -109,7 +109,15 @@ def _page(
     if ext is None or oldest > newest:
         return body, headers, last_block
     page_oldest = buckets.back(newest, size - 1, interval, oldest)
-    pts = series.points(conn, scope, metric, interval, page_oldest, newest)
+    try:
+        pts = series.points(conn, scope, metric, interval, page_oldest, newest)
+    except series.ScopeNotReady:
+        raise ApiError(
+            503,
+            f"chainId: the {chain_id} aggregate is being rebuilt after a chain joined; "
+            "retry in a few seconds",
+            headers={"Retry-After": "5"},
+        ) from None
     body["results"] = [{"value": v, "timestamp": t} for t, v in pts]
     if page_oldest > oldest:
         body["nextPageToken"] = m.tokens.issue(

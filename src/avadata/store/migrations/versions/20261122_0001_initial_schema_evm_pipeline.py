@@ -395,6 +395,15 @@ def _upgrade_metrics() -> None:
         sqlite_with_rowid=False,
     )
     op.create_table(
+        "metric_last_seen",
+        sa.Column("scope", sa.String(length=24), nullable=False),
+        sa.Column("kind", sa.String(length=1), nullable=False),
+        sa.Column("address", sa.String(length=42), nullable=False),
+        sa.Column("last_bucket", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("scope", "kind", "address", name=op.f("pk_metric_last_seen")),
+        sqlite_with_rowid=False,
+    )
+    op.create_table(
         "metric_scopes",
         sa.Column("scope", sa.String(length=24), nullable=False),
         sa.Column("chain_ids", sa.Text(), nullable=False),
@@ -437,6 +446,7 @@ def _downgrade_metrics() -> None:
         batch_op.drop_index(batch_op.f("ix_metric_page_tokens_created_at_"))
     op.drop_table("metric_page_tokens")
     op.drop_table("metric_scopes")
+    op.drop_table("metric_last_seen")
     op.drop_table("metric_members")
     op.drop_table("metric_first_seen")
     op.drop_table("metric_counts")
