@@ -132,6 +132,9 @@ def test_facade_unknown_chain_and_health(facade):
     assert _post(facade.rpc_url("nope"), "eth_chainId").status_code == 404
     health = httpx.get(f"{facade.url}/ext/health").json()
     assert health["healthy"] is True and set(health["checks"]) == {"C", "alpha"}
+    rpc_form = _post(f"{facade.url}/ext/health", "health.health").json()
+    assert rpc_form["result"]["healthy"] is True and rpc_form["id"] == 1
+    assert "error" in _post(f"{facade.url}/ext/health", "health.nope").json()
 
 
 def test_facade_answers_local_methods_and_forwards_the_rest_in_order(devnet_chain):

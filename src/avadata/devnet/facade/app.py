@@ -31,6 +31,13 @@ from avadata.devnet.facade.routes import ChainRoute, ChainTable, RpcFault
 UPSTREAM_TIMEOUT = 120.0  # a 2,000-block batch of receipts can take a while on anvil
 
 
+HEALTH_METHODS = ("health.health", "health.readiness", "health.liveness")
+
+
+def _id(call: Any) -> Any:
+    return call.get("id") if isinstance(call, dict) else None
+
+
 def _error(code: int, message: str, id_: Any = None) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
 
@@ -70,12 +77,26 @@ def create_app(chains: Sequence[ChainRoute]) -> Starlette:
             return await forward(chain, body)
         return await _with_local_methods(chain, body, forward)
 
-    async def health(request: Request) -> Response:
+    async def health_report() -> dict[str, Any]:
         checks = await asyncio.gather(*(_check(state["client"], c) for c in table.chains))
-        healthy = all("error" not in c for c in checks)
         named = zip(table.chains, checks, strict=True)
-        body = {"healthy": healthy, "checks": {c.name: r for c, r in named}}
-        return JSONResponse(body, 200 if healthy else 503)
+        return {
+            "healthy": all("error" not in c for c in checks),
+            "checks": {c.name: r for c, r in named},
+        }
+
+    async def health(request: Request) -> Response:
+        report = await health_report()
+        if request.method == "GET":
+            return JSONResponse(report, 200 if report["healthy"] else 503)
+        # avalanchego's JSON-RPC form: health.health / health.readiness / health.liveness.
+        try:
+            call = json.loads(await request.body())
+        except ValueError:
+            return JSONResponse(_error(-32700, "parse error"))
+        if not isinstance(call, dict) or call.get("method") not in HEALTH_METHODS:
+            return JSONResponse(_error(-32601, "method not found", _id(call)))
+        return JSONResponse({"jsonrpc": "2.0", "id": call.get("id"), "result": report})
 
     async def chains_index(request: Request) -> Response:
         """Which chains this facade serves: handy for humans and for `avadata up`."""
@@ -93,9 +114,9 @@ def create_app(chains: Sequence[ChainRoute]) -> Starlette:
 
     routes = [
         Route("/ext/bc/{chain}/rpc", rpc, methods=["POST"], name="rpc"),
-        Route("/ext/health", health, methods=["GET"]),
-        Route("/ext/health/liveness", health, methods=["GET"]),
-        Route("/ext/health/readiness", health, methods=["GET"]),
+        Route("/ext/health", health, methods=["GET", "POST"]),
+        Route("/ext/health/liveness", health, methods=["GET", "POST"]),
+        Route("/ext/health/readiness", health, methods=["GET", "POST"]),
         Route("/ext/devnet/chains", chains_index, methods=["GET"]),
         *metadata.ROUTES,
     ]
