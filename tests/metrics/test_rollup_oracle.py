@@ -125,3 +125,61 @@ def test_week_is_distinct_not_a_sum_of_days(engine: Engine, metric: str) -> None
     else:
         assert any(weekly[w] < sums[w] for w in weekly)
     assert hs
+
+
+def test_chain_joining_later_builds_the_aggregate(engine: Engine) -> None:
+    """Chain 22 is marked after chain 11 was fully rolled up: the testnet aggregate is built
+    from stored rows when 22's first batch is written, and stays exact."""
+    a, b = history(11, seed=5, days=12), history(22, seed=6, days=12)
+    mark_chain(engine, 11, network="testnet")
+    for batch in a.batches:
+        write_evm_batch(engine, batch, appliers=[apply_metrics])
+    with engine.connect() as conn:  # one chain: the aggregate reads the chain's own rows
+        scope = series.resolve_scope(conn, "testnet")
+        assert scope is not None and scope.key == "11"
+    mark_chain(engine, 22, network="testnet")
+    for batch in b.batches:
+        write_evm_batch(engine, batch, appliers=[apply_metrics])
+    facts = a.oracle + b.oracle
+    for name in ("activeAddresses", "activeSenders", "cumulativeAddresses", "deployers"):
+        for interval in METRICS[name].intervals:
+            want = oracle.series(facts, name, interval.value)
+            got = _api_series(engine, "testnet", name, interval)
+            assert got == want, (name, interval)
+
+
+def test_aggregate_not_built_yet_is_unavailable_not_wrong(engine: Engine) -> None:
+    a, b = history(11, seed=5, days=5), history(22, seed=6, days=5)
+    for c, h in ((11, a), (22, b)):
+        mark_chain(engine, c, network="testnet")
+        for batch in h.batches:
+            # Chain 22 indexed without the applier: its rollups and the aggregate are missing.
+            write_evm_batch(engine, batch, appliers=[apply_metrics] if c == 11 else [])
+    # Give chain 22 some rolled-up data without building the aggregate.
+    with engine.begin() as conn:
+        conn.execute(
+            schema.metric_sums.insert().values(
+                chain_id=22,
+                interval="d",
+                bucket=0,
+                blocks=0,
+                txs=0,
+                gas_used=0,
+                fees=0,
+                gas_price_sum=0,
+                gas_price_max=0,
+                contracts=0,
+                max_tps=0.0,
+                max_gps=0.0,
+            )
+        )
+    with engine.connect() as conn:
+        scope = series.resolve_scope(conn, "testnet")
+        assert scope is not None and not scope.materialized
+        with pytest.raises(series.ScopeNotReady):
+            series.points(conn, scope, METRICS["activeAddresses"].name, Interval.DAY, 0, 0)
+    from avadata.metrics.rebuild import rebuild
+
+    rebuild(engine)
+    want = oracle.series(a.oracle + b.oracle, "activeAddresses", "week")
+    assert _api_series(engine, "testnet", "activeAddresses", Interval.WEEK) == want
