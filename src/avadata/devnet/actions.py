@@ -13,22 +13,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
 
-from eth_abi.abi import encode
-
-from avadata.devnet.artifacts import (
-    bytecode,
-    calldata,
-    create2_address,
-    create_address,
-    deploy_data,
-)
-from avadata.devnet.ledger import ContractRecord
+from avadata.devnet.artifacts import calldata
+from avadata.devnet.creations import CreationActions
+from avadata.devnet.txbuilder import ETHER, GWEI
 from avadata.devnet.world import PendingTx, World
 
-GWEI = 10**9
-ETHER = 10**18
+__all__ = ["ETHER", "GWEI", "MULTI_IDS", "WEIGHTS", "Actions"]
 
 # Relative frequency of each kind in the traffic phase (setup kinds are sent by traffic.py).
 # anvil recomputes its whole state root at every block, so the generator's speed is bound by
@@ -66,66 +57,16 @@ WEIGHTS: dict[str, float] = {
 MULTI_IDS = range(1, 9)  # ERC-1155 ids in use
 
 
-class Actions:
+class Actions(CreationActions):
+    """Every traffic kind's builder, by kind name (the method of the same name)."""
+
     def __init__(self, rng: random.Random, world: World, roles: dict[str, str]) -> None:
-        self.rng = rng
-        self.world = world
-        self.roles = roles
+        super().__init__(rng, world, roles)
         self._builders: dict[str, Callable[[], PendingTx | None]] = {
             k: getattr(self, k) for k in WEIGHTS
         }
         self._kinds = list(WEIGHTS)
         self._weights = list(WEIGHTS.values())
-        self._salt_tags: dict[bytes, int] = {}  # CREATE2 salt -> the tag it was used with
-        self.base_fee = GWEI  # of the last mined block; the generator keeps it current
-
-    # -- plumbing ---------------------------------------------------------------------------
-
-    def fees(self) -> dict[str, Any]:
-        """Mostly EIP-1559, some legacy (type 0) and access-list (type 1) transactions.
-
-        Prices follow the wallet rule max fee = 2 x base fee + tip, from the base fee of the
-        last mined block: the next block's base fee rises at most 12.5%, so every
-        transaction stays includable however full the blocks are.
-        """
-        r = self.rng.random()
-        tip = self.rng.choice((1, 1, 2, 3)) * GWEI // 2
-        cap = 2 * self.base_fee + tip
-        if r < 0.12:
-            return {"gasPrice": hex(cap)}
-        if r < 0.15:
-            return {"gasPrice": hex(cap), "accessList": []}
-        return {"maxFeePerGas": hex(cap), "maxPriorityFeePerGas": hex(tip)}
-
-    def tx(
-        self,
-        sender: str,
-        to: str | None,
-        kind: str,
-        gas: int,
-        data: str = "0x",
-        value: int = 0,
-    ) -> PendingTx:
-        params: dict[str, Any] = {
-            "from": sender,
-            "gas": hex(gas),
-            "nonce": hex(self.world.next_nonce(sender)),
-            "value": hex(value),
-            "data": data,
-            **self.fees(),
-        }
-        if to is not None:
-            params["to"] = to
-        return PendingTx(params=params, kind=kind, gas=gas)
-
-    def user(self) -> str:
-        return self.rng.choice(self.world.users)
-
-    def other_user(self, not_this: str) -> str:
-        while True:
-            user = self.user()
-            if user != not_this:
-                return user
 
     def random_kind(self) -> str:
         return self.rng.choices(self._kinds, self._weights)[0]
@@ -384,114 +325,3 @@ class Actions:
             self.world.balances.debit(asset, sender, amount)
             self.world.balances.credit_later(pending, asset, to, amount)
         return pending
-
-    # -- contract creation ------------------------------------------------------------------
-
-    def _record(
-        self,
-        pending: PendingTx,
-        address: str,
-        name: str,
-        factory: str | None,
-        create2: bool = False,
-    ) -> None:
-        record = ContractRecord(
-            address=address,
-            name=name,
-            deployer=pending.params["from"],
-            factory=factory,
-            create2=create2,
-            tx_hash="",
-            block=-1,
-        )
-        pending.creates.append(record)
-
-    def _factory_child(self, pending: PendingTx) -> str:
-        factory = self.roles["factory"]
-        child = create_address(factory, self.world.factory_nonce)
-        self.world.factory_nonce += 1
-        self._record(pending, child, "Child", factory)
-        return child
-
-    def factory_create(self) -> PendingTx:
-        tag = self.rng.randrange(2**32)
-        value = self.rng.choice((0, 0, self.rng.randrange(1, ETHER)))
-        data = calldata("create(uint256)", tag)
-        pending = self.tx(
-            self.user(), self.roles["factory"], "factory_create", 300_000, data, value
-        )
-        child = self._factory_child(pending)
-        pending.on_mined.append(lambda: self.world.children.append(child))
-        return pending
-
-    def factory_create2(self) -> PendingTx:
-        factory = self.roles["factory"]
-        salt = self.rng.getrandbits(256).to_bytes(32, "big")
-        tag = self.rng.randrange(2**32)
-        data = calldata("create2(bytes32,uint256)", salt, tag)
-        pending = self.tx(self.user(), factory, "factory_create2", 300_000, data)
-        init_code = bytecode("Child") + encode(["uint256"], [tag])
-        child = create2_address(factory, salt, init_code)
-        self.world.factory_nonce += 1  # CREATE2 bumps the creator's nonce as CREATE does
-        self._record(pending, child, "Child", factory, create2=True)
-        pending.on_mined.append(lambda: self.world.used_salts.append(salt))
-        pending.on_mined.append(lambda: self.world.children.append(child))
-        # The collision case needs the same tag too: the init code (hence address) must match.
-        self._salt_tags[salt] = tag
-        return pending
-
-    def revert_create2(self) -> PendingTx | None:
-        if not self.world.used_salts:
-            return None
-        salt = self.rng.choice(self.world.used_salts)
-        data = calldata("create2(bytes32,uint256)", salt, self._salt_tags[salt])
-        return self.tx(self.user(), self.roles["factory"], "revert_create2", 300_000, data)
-
-    def factory_nested(self) -> PendingTx:
-        data = calldata("createNested(uint256)", self.rng.randrange(2**32))
-        pending = self.tx(self.user(), self.roles["factory"], "factory_nested", 450_000, data)
-        child = self._factory_child(pending)
-        # A fresh Child has nonce 1; its first CREATE makes the Leaf.
-        self._record(pending, create_address(child, 1), "Leaf", child)
-        pending.on_mined.append(lambda: self.world.children.append(child))
-        return pending
-
-    def factory_token(self) -> PendingTx:
-        n = self.rng.randrange(1000)
-        data = calldata(
-            "createToken(string,string,uint8)",
-            f"Factory Token {n}",
-            f"FT{n}",
-            self.rng.choice((6, 8, 18)),
-        )
-        pending = self.tx(self.user(), self.roles["factory"], "factory_token", 1_600_000, data)
-        factory = self.roles["factory"]
-        token = create_address(factory, self.world.factory_nonce)
-        self.world.factory_nonce += 1
-        self._record(pending, token, "Token", factory)
-        return pending
-
-    def deploy_child(self) -> PendingTx:
-        sender = self.user()
-        address = create_address(sender, self.world.nonces[sender])
-        data = deploy_data("Child", ["uint256"], [self.rng.randrange(2**32)])
-        pending = self.tx(sender, None, "deploy_child", 300_000, data)
-        self._record(pending, address, "Child", None)
-        return pending
-
-    def deploy_token(self) -> PendingTx:
-        sender = self.user()
-        address = create_address(sender, self.world.nonces[sender])
-        n = self.rng.randrange(1000)
-        data = deploy_data(
-            "Token", ["string", "string", "uint8"], [f"User Token {n}", f"UT{n}", 18]
-        )
-        pending = self.tx(sender, None, "deploy_token", 1_500_000, data)
-        self._record(pending, address, "Token", None)
-        return pending
-
-    def child_ping(self) -> PendingTx | None:
-        if not self.world.children:
-            return None
-        child = self.rng.choice(self.world.children)
-        return self.tx(self.user(), child, "child_ping", 60_000, calldata("ping()"))
