@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 
 HOUR = 3_600
 DAY = 86_400
@@ -30,10 +31,11 @@ class Interval(StrEnum):
 
     @property
     def code(self) -> str:
-        return self.value[0]
+        return _CODES[self.value]
 
 
 ALL_INTERVALS = (Interval.HOUR, Interval.DAY, Interval.WEEK, Interval.MONTH)
+_CODES = {"hour": "h", "day": "d", "week": "w", "month": "m"}
 
 
 def start(ts: int, interval: Interval) -> int:
@@ -44,7 +46,23 @@ def start(ts: int, interval: Interval) -> int:
         return ts - ts % DAY
     if interval is Interval.WEEK:
         return ts - (ts - _MONDAY_EPOCH) % WEEK
-    d = datetime.fromtimestamp(ts - ts % DAY, UTC)
+    return _month_of_day(ts - ts % DAY)
+
+
+def week_of_day(day: int) -> int:
+    """The Monday starting the week of `day` (a day start)."""
+    return day - (day - _MONDAY_EPOCH) % WEEK
+
+
+def month_of_day(day: int) -> int:
+    """The first of the month of `day` (a day start)."""
+    return _month_of_day(day)
+
+
+@lru_cache(maxsize=8192)
+def _month_of_day(day: int) -> int:
+    # Cached: the rollup asks for the month of the same few days thousands of times a batch.
+    d = datetime.fromtimestamp(day, UTC)
     return _month_start(d.year, d.month)
 
 

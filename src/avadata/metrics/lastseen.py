@@ -19,12 +19,11 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from avadata.metrics.buckets import Interval, start
+from avadata.metrics.buckets import DAY, Interval, month_of_day, start, week_of_day
 from avadata.metrics.sqlfast import select_in, upsert_max
 from avadata.store.schema import metric_last_seen
 
 Member = tuple[str, str, int, str]  # (kind, interval code, bucket, address)
-_COARSER = (Interval.DAY, Interval.WEEK, Interval.MONTH)
 
 
 def novelty(
@@ -59,7 +58,8 @@ def novelty(
             sorted(by_address),
         )
     }
-    coarser = _COARSER if base is Interval.HOUR else ()
+    hourly = base is Interval.HOUR
+    base_code = base.code
     new: set[Member] = set()
     rows: list[tuple[str, str, str, int]] = []
     for a, seen in by_address.items():
@@ -69,12 +69,19 @@ def novelty(
         for b in sorted(set(seen)):
             if last is not None and b <= last:
                 continue
-            new.add((kind, base.code, b, a))
-            deltas[(scope, kind, base.code, b)] += 1
-            for interval in coarser:
-                bucket = start(b, interval)
-                if last is None or bucket > start(last, interval):
-                    deltas[(scope, kind, interval.code, bucket)] += 1
+            new.add((kind, base_code, b, a))
+            deltas[(scope, kind, base_code, b)] += 1
+            if hourly:
+                # A bucket is new iff it starts after the last active hour. A day that is not
+                # new means its week and month are not new either.
+                day = b - b % DAY
+                if last is None or day > last:
+                    deltas[(scope, kind, "d", day)] += 1
+                    week, month = week_of_day(day), month_of_day(day)
+                    if last is None or week > last:
+                        deltas[(scope, kind, "w", week)] += 1
+                    if last is None or month > last:
+                        deltas[(scope, kind, "m", month)] += 1
             last = b
         if last is not None and last != stored.get(a):
             rows.append((scope, kind, a, last))
