@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -65,7 +66,7 @@ def devnet(
     typer.echo(f"avadata devnet: building {len(config.chains)} chains...", err=True)
     started = time.perf_counter()
     try:
-        net.start()
+        net.start(progress=_progress_printer())
         typer.echo(f"avadata devnet: up in {time.perf_counter() - started:.1f}s")
         typer.echo(f"  node       {net.url}  (GET /ext/health)")
         for name, chain in net.chains.items():
@@ -84,3 +85,22 @@ def devnet(
     finally:
         typer.echo("avadata devnet: stopping", err=True)
         net.stop()
+
+
+def _progress_printer() -> Callable[[str, int, int], None]:
+    """One stderr line per tenth of the slowest chain's history (long histories take
+    minutes); called from the chains' threads."""
+    lock = threading.Lock()
+    done_by_chain: dict[str, tuple[int, int]] = {}
+    shown = [0]
+
+    def report(chain: str, done: int, total: int) -> None:
+        with lock:
+            done_by_chain[chain] = (done, total)
+            tenth = min(d * 10 // t for d, t in done_by_chain.values())
+            if tenth > shown[0]:
+                shown[0] = tenth
+                parts = ", ".join(f"{c} {d}/{t}" for c, (d, t) in sorted(done_by_chain.items()))
+                typer.echo(f"  history {tenth * 10}%: {parts} blocks", err=True)
+
+    return report
