@@ -182,6 +182,7 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
             resp = httpx.get(base + path, timeout=30)
             if resp.status_code != 200:
                 raise SystemExit(f"{path}: HTTP {resp.status_code} {resp.text[:200]}")
+        load_before = os.getloadavg()[0]
         load = 1
         for c in LOADS:
             probe = wrk("trivial", base + TRIVIAL, c, min(seconds, 5.0))
@@ -190,10 +191,16 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
         results = [wrk(f"trivial ({TRIVIAL})", base + TRIVIAL, load, seconds)]
         for name, path in endpoints(deep, page, count // 100):
             results.append(wrk(name, base + path, load, seconds))
+        load_after = os.getloadavg()[0]
     finally:
         server.terminate()
         server.wait(timeout=30)
-    return report(results, load, count, page, seconds)
+    text = report(results, load, count, page, seconds)
+    # Other processes on the machine skew latency tails: say how busy it was.
+    return text + (
+        f"\n\nMachine load average (1 min) {load_before:.1f} before and {load_after:.1f} "
+        f"after the measurements, on {os.cpu_count()} CPUs."
+    )
 
 
 def _wait(base: str, server: subprocess.Popen[bytes]) -> None:
