@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -77,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     artifacts = compile_all()
     OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps(artifacts, indent=1, sort_keys=True))
+    # Atomic: test workers may compile at the same time while others read the file.
+    tmp = OUT.with_name(f"{OUT.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(artifacts, indent=1, sort_keys=True))
+    tmp.replace(OUT)
     print(f"compiled {len(artifacts)} contracts -> {OUT}", file=sys.stderr)
     return 0
 
