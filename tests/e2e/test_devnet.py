@@ -81,6 +81,15 @@ def test_node_holds_every_block_and_transaction_of_the_ledger(devnet_chain, rpc,
     assert all(b["transactions"] for b in blocks[1:]), "no empty block in the history"
 
 
+def test_values_and_senders_match_the_ledger(devnet_chain, blocks):
+    on_node = [
+        (t["hash"], t["from"], t["to"], int(t["value"], 16))
+        for b in blocks
+        for t in b["transactions"]
+    ]
+    assert on_node == [(t.hash, t.sender, t.to, t.value) for t in devnet_chain.ledger.txs]
+
+
 def test_transaction_types_and_senders_are_varied(blocks):
     txs = [t for b in blocks for t in b["transactions"]]
     assert Counter(t["type"] for t in txs).keys() >= {"0x0", "0x1", "0x2"}

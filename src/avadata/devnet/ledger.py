@@ -59,6 +59,7 @@ class SentTx:
     block: int
     sender: str
     to: str | None  # None for a deployment
+    value: int = 0  # wei sent with the transaction (what a split forwards internally)
 
     @property
     def expect_revert(self) -> bool:

@@ -144,7 +144,14 @@ class TrafficGenerator:
         for pending, tx_hash in zip(txs, hashes, strict=True):
             params = pending.params
             self.ledger.txs.append(
-                SentTx(tx_hash, pending.kind, self.head, params["from"], params.get("to"))
+                SentTx(
+                    tx_hash,
+                    pending.kind,
+                    self.head,
+                    params["from"],
+                    params.get("to"),
+                    int(params["value"], 16),
+                )
             )
             for record in pending.creates:
                 self.ledger.contracts.append(_mined(record, tx_hash, self.head))
