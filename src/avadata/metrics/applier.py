@@ -8,10 +8,12 @@ together.
 Invariants (why a replayed or re-indexed range changes nothing):
 - additive sums move only for blocks whose `metric_blocks` row was new (INSERT .. ON CONFLICT
   DO NOTHING .. RETURNING says which), and max samples are idempotent;
-- distinct counts move only by membership rows that were new, per (scope, kind, interval,
-  bucket); an existing hour row implies its day/week/month rows and its network/total rows
-  exist, so only new rows cascade to the coarser interval and to the wider scope;
-- first sightings keep the earliest day; moving one moves one count between two days.
+- a chain's distinct counts move only for buckets after each address's last active hour
+  (lastseen.py: a chain's blocks arrive in order), so a replay counts nothing;
+- an aggregate of several chains counts only membership rows that were new, per (scope, kind,
+  interval, bucket); an existing hour row implies its day/week/month rows and its wider scope's
+  rows, so only new rows cascade to the coarser interval and to the wider scope;
+- an aggregate's first sightings keep the earliest day; moving one moves one count.
 All counter updates are `count = count + n` in SQL, and sums are read FOR UPDATE first, so two
 writers (two chains feeding `total` on PostgreSQL) serialise instead of losing updates.
 """
