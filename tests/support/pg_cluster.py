@@ -10,6 +10,7 @@ Use the session fixture `pg_cluster` (tests/store/conftest.py) rather than this 
 
 from __future__ import annotations
 
+import atexit
 import os
 import pwd
 import shutil
@@ -128,6 +129,8 @@ class PgCluster:
                 capture_output=True,
             )
             self._started = True
+            # Backstop for exits that skip fixture teardown (an interrupted session, say).
+            atexit.register(self.stop)
             self._wait_ready()
         except BaseException:
             self.stop()
@@ -175,6 +178,7 @@ class PgCluster:
             )
             self._started = False
         shutil.rmtree(self.root, ignore_errors=True)
+        atexit.unregister(self.stop)
 
     def __enter__(self) -> PgCluster:
         return self.start()
