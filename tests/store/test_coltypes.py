@@ -5,7 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import BigInteger, Column, MetaData, Table, insert, select
+from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite as sqlite_dialect
 
 from avadata.store.coltypes import I256, U256
 
@@ -62,3 +65,16 @@ def test_none_stays_none(engine):
         conn.execute(insert(t), {"id": 1, "v": None})
     with engine.connect() as conn:
         assert conn.execute(select(t.c.v)).scalar_one() is None
+
+
+@given(a=st.integers(-MAX, MAX), b=st.integers(-MAX, MAX))
+def test_sqlite_text_encoding_orders_like_the_integers(a, b):
+    """The SQLite encodings compare as text exactly as the ints compare (no database needed)."""
+    d = sqlite_dialect()
+    enc = I256().process_bind_param
+    assert (enc(a, d) < enc(b, d)) == (a < b)
+    assert I256().process_result_value(enc(a, d), d) == a
+    if a >= 0 and b >= 0:
+        u = U256().process_bind_param
+        assert (u(a, d) < u(b, d)) == (a < b)
+        assert len(u(a, d)) == 78
