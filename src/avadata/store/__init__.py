@@ -8,7 +8,13 @@ See docs/store.md.
 from avadata.store.cursors import EVM_SOURCE, Cursor, get_cursor
 from avadata.store.engine import make_engine, make_reader_engine
 from avadata.store.migrate import migrate
-from avadata.store.writer import Applier, BlockGapError, mark_chain, write_evm_batch
+from avadata.store.writer import (
+    Applier,
+    BlockGapError,
+    mark_chain,
+    write_evm_batch,
+    write_evm_batch_in,
+)
 
 __all__ = [
     "EVM_SOURCE",
@@ -21,4 +27,5 @@ __all__ = [
     "mark_chain",
     "migrate",
     "write_evm_batch",
+    "write_evm_batch_in",
 ]
