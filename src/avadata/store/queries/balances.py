@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, select
+from sqlalchemy import Connection, and_, bindparam, func, select
 
 from avadata.store.queries.keyset import AnyRow, after_asc
 from avadata.store.schema import erc20_balances, erc721_owners, native_balances, nft_tokens, tokens
@@ -27,6 +27,26 @@ def native_at(conn: Connection, chain_id: int, address: str, block: int) -> int 
         .limit(1)
     ).scalar_one_or_none()
     return None if found is None else int(found)
+
+
+_B = erc20_balances.c
+# Built once: this loop runs a dozen times per page, and building a statement costs more than
+# SQLite takes to answer it.
+_FIRST_TOKEN = select(func.min(_B.token)).where(
+    _B.chain_id == bindparam("chain"), _B.holder == bindparam("holder")
+)
+_NEXT_TOKEN = _FIRST_TOKEN.where(_B.token > bindparam("after"))
+_BALANCE_AT = (
+    select(_B.balance)
+    .where(
+        _B.chain_id == bindparam("chain"),
+        _B.token == bindparam("token"),
+        _B.holder == bindparam("holder"),
+        _B.block_number <= bindparam("block"),
+    )
+    .order_by(_B.block_number.desc())
+    .limit(1)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +74,6 @@ def erc20_at(
     key (the last change at or before `block`). The work is proportional to the tokens looked
     at, however long each balance's history is.
     """
-    c = erc20_balances.c
     cursor: str | None = None if after is None else str(after[0])
     wanted = None if contracts is None else sorted(contracts)
     found: list[tuple[str, int]] = []
@@ -62,24 +81,17 @@ def erc20_at(
         if wanted is not None:
             rest = [t for t in wanted if cursor is None or t > cursor]
             token: str | None = rest[0] if rest else None
+        elif cursor is None:
+            token = conn.execute(_FIRST_TOKEN, {"chain": chain_id, "holder": holder}).scalar()
         else:
-            probe = select(func.min(c.token)).where(c.chain_id == chain_id, c.holder == holder)
-            if cursor is not None:
-                probe = probe.where(c.token > cursor)
-            token = conn.execute(probe).scalar()
+            token = conn.execute(
+                _NEXT_TOKEN, {"chain": chain_id, "holder": holder, "after": cursor}
+            ).scalar()
         if token is None:
             break
         cursor = token
         balance = conn.execute(
-            select(c.balance)
-            .where(
-                c.chain_id == chain_id,
-                c.token == token,
-                c.holder == holder,
-                c.block_number <= block,
-            )
-            .order_by(c.block_number.desc())
-            .limit(1)
+            _BALANCE_AT, {"chain": chain_id, "token": token, "holder": holder, "block": block}
         ).scalar()
         if balance is not None and int(balance) > 0:
             found.append((token, int(balance)))
