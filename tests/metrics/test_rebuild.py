@@ -51,3 +51,33 @@ def test_cli_rebuild_of_a_store_indexed_without_rollups(tmp_path: Path) -> None:
             assert got.keys() == want.keys()
             assert all(math.isclose(got[t], want[t], rel_tol=1e-12) for t in want)
     eng.dispose()
+
+
+def test_unbuilt_aggregate_answers_503_over_http(tmp_path: Path) -> None:
+    from avadata.api.app import create_app
+    from avadata.metrics.applier import apply_metrics
+    from avadata.settings import Settings
+    from tests.api.http import TestClient
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    eng = make_engine(url)
+    migrate(eng)
+    for c in (1, 2):
+        mark_chain(eng, c, network="testnet")
+        for b in history(c, seed=c, days=3).batches:
+            write_evm_batch(eng, b, appliers=[apply_metrics])
+    # A third chain joins with data but no batch has been rolled up since: aggregate unbuilt.
+    mark_chain(eng, 3, network="testnet")
+    for b in history(3, seed=3, days=3).batches:
+        write_evm_batch(eng, b)
+    with eng.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO metric_sums VALUES "
+            "(3, 'd', 0, 0, 0, 0, '0', '0', '0', 0, NULL, NULL, 0, 0)"
+        )
+    eng.dispose()
+    with TestClient(create_app(Settings(db_url=url)), raise_server_exceptions=False) as client:
+        r = client.get("/v2/chains/testnet/metrics/activeAddresses")
+        assert r.status_code == 503 and r.headers["retry-after"] == "5"
+        assert set(r.json()) == {"message", "error", "statusCode"}
+        assert client.get("/v2/chains/testnet/metrics/txCount").status_code == 200
