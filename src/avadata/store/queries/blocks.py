@@ -5,24 +5,33 @@ Stage: store.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, Select, bindparam, func, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc
+from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params
 from avadata.store.schema import evm_blocks
+
+
+@functools.cache
+def _list(paged: bool) -> Select[Any]:
+    c = evm_blocks.c
+    stmt = select(evm_blocks).where(c.chain_id == bindparam("chain"))
+    if paged:
+        stmt = stmt.where(after_desc_param([c.number]))
+    return stmt.order_by(c.number.desc()).limit(bindparam("limit"))
 
 
 def list_blocks(
     conn: Connection, chain_id: int, after: Sequence[Any] | None, limit: int
 ) -> Sequence[AnyRow]:
     """Up to `limit` blocks below position (number,), newest first."""
-    c = evm_blocks.c
-    stmt = select(evm_blocks).where(c.chain_id == chain_id)
+    params: dict[str, Any] = {"chain": chain_id, "limit": limit}
     if after is not None:
-        stmt = stmt.where(after_desc([c.number], after))
-    return conn.execute(stmt.order_by(c.number.desc()).limit(limit)).all()
+        params.update(position_params(after))
+    return conn.execute(_list(after is not None), params).all()
 
 
 def block_number(

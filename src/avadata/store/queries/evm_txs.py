@@ -1,17 +1,31 @@
 """Transactions: latest of a chain (optionally by status) and those of one block.
 
-Stage: store. Positions are (block_number, tx_index).
+Stage: store. Positions are (block_number, tx_index). Statements are built once per shape
+(see keyset.py).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Select, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_asc, after_desc
+from avadata.store.queries.keyset import AnyRow, after_asc, after_desc_param, position_params
 from avadata.store.schema import evm_txs
+
+_C = evm_txs.c
+
+
+@functools.cache
+def _latest(by_status: bool, paged: bool) -> Select[Any]:
+    stmt = select(evm_txs).where(_C.chain_id == bindparam("chain"))
+    if by_status:
+        stmt = stmt.where(_C.success == bindparam("success"))
+    if paged:
+        stmt = stmt.where(after_desc_param([_C.block_number, _C.tx_index]))
+    return stmt.order_by(_C.block_number.desc(), _C.tx_index.desc()).limit(bindparam("limit"))
 
 
 def list_latest(
@@ -22,14 +36,12 @@ def list_latest(
     limit: int,
 ) -> Sequence[AnyRow]:
     """Newest first; with `success` set, the (chain_id, success, block, index) index is used."""
-    c = evm_txs.c
-    stmt = select(evm_txs).where(c.chain_id == chain_id)
+    params: dict[str, Any] = {"chain": chain_id, "limit": limit}
     if success is not None:
-        stmt = stmt.where(c.success == success)
+        params["success"] = success
     if after is not None:
-        stmt = stmt.where(after_desc([c.block_number, c.tx_index], after))
-    stmt = stmt.order_by(c.block_number.desc(), c.tx_index.desc()).limit(limit)
-    return conn.execute(stmt).all()
+        params.update(position_params(after))
+    return conn.execute(_latest(success is not None, after is not None), params).all()
 
 
 def list_in_block(
@@ -40,11 +52,10 @@ def list_in_block(
     limit: int | None,
 ) -> Sequence[AnyRow]:
     """The block's transactions in block order; `limit` None returns them all."""
-    c = evm_txs.c
-    stmt = select(evm_txs).where(c.chain_id == chain_id, c.block_number == number)
+    stmt = select(evm_txs).where(_C.chain_id == chain_id, _C.block_number == number)
     if after is not None:
-        stmt = stmt.where(after_asc([c.tx_index], after))
-    stmt = stmt.order_by(c.tx_index)
+        stmt = stmt.where(after_asc([_C.tx_index], after))
+    stmt = stmt.order_by(_C.tx_index)
     if limit is not None:
         stmt = stmt.limit(limit)
     return conn.execute(stmt).all()

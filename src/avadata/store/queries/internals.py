@@ -7,24 +7,18 @@ itself, so it is filtered out here. Positions are (block_number, tx_index, trace
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, select
+from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc
+from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params
 from avadata.store.schema import internal_call_participants, internal_calls
 
 
-def by_address(
-    conn: Connection,
-    chain_id: int,
-    address: str,
-    start: int | None,
-    end: int | None,
-    after: Sequence[Any] | None,
-    limit: int,
-) -> Sequence[AnyRow]:
+@functools.cache
+def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
     p = internal_call_participants.c
     i = internal_calls.c
     stmt = (
@@ -40,15 +34,36 @@ def by_address(
                 ),
             )
         )
-        .where(p.chain_id == chain_id, p.address == address, i.depth > 0)
+        .where(p.chain_id == bindparam("chain"), p.address == bindparam("address"), i.depth > 0)
     )
-    if start is not None:
-        stmt = stmt.where(p.block_number >= start)
+    if has_start:
+        stmt = stmt.where(p.block_number >= bindparam("start"))
+    if paged:
+        stmt = stmt.where(after_desc_param([p.block_number, p.tx_index, p.trace_index]))
+    elif has_end:
+        stmt = stmt.where(p.block_number < bindparam("end"))
+    return stmt.order_by(p.block_number.desc(), p.tx_index.desc(), p.trace_index.desc()).limit(
+        bindparam("limit")
+    )
+
+
+def by_address(
+    conn: Connection,
+    chain_id: int,
+    address: str,
+    start: int | None,
+    end: int | None,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    params: dict[str, Any] = {
+        "chain": chain_id,
+        "address": address,
+        "start": start,
+        "end": end,
+        "limit": limit,
+    }
     if after is not None:
-        stmt = stmt.where(after_desc([p.block_number, p.tx_index, p.trace_index], after))
-    elif end is not None:
-        stmt = stmt.where(p.block_number < end)
-    stmt = stmt.order_by(p.block_number.desc(), p.tx_index.desc(), p.trace_index.desc()).limit(
-        limit
-    )
-    return conn.execute(stmt).all()
+        params.update(position_params(after))
+    stmt = _by_address(start is not None, after is not None, end is not None)
+    return conn.execute(stmt, params).all()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
-from sqlalchemy import ColumnElement, Row, literal, tuple_
+from sqlalchemy import ColumnElement, Row, bindparam, literal, tuple_
 
 # A result row of any width (SQLAlchemy 2.1 types rows by their column tuple).
 AnyRow: TypeAlias = Row[*tuple[Any, ...]]
@@ -32,3 +32,17 @@ def after_desc(cols: Sequence[Any], position: Sequence[Any]) -> ColumnElement[bo
 def after_asc(cols: Sequence[Any], position: Sequence[Any]) -> ColumnElement[bool]:
     """Rows after `position` in ascending order of `cols`."""
     return tuple_(*cols) > _typed(cols, position)
+
+
+# Prepared forms: list queries run on every request, and building a select() costs more than
+# SQLite takes to answer it, so each query shape is built once (lru_cache on the shape) with
+# named parameters, and executed with `params`.
+
+
+def after_desc_param(cols: Sequence[Any]) -> ColumnElement[bool]:
+    """`after_desc` with the position as parameters k0, k1, ... (see `position_params`)."""
+    return tuple_(*cols) < tuple_(*(bindparam(f"k{i}", type_=c.type) for i, c in enumerate(cols)))
+
+
+def position_params(position: Sequence[Any]) -> dict[str, Any]:
+    return {f"k{i}": v for i, v in enumerate(position)}

@@ -7,12 +7,13 @@ token's metadata (tokens) and, for NFTs, its URI and resolved metadata (nft_toke
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, select
+from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc
+from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params
 from avadata.store.schema import nft_tokens, token_transfers, tokens, transfer_participants
 
 _T = token_transfers.c
@@ -47,28 +48,21 @@ def _joins(base: Any) -> Any:
     )
 
 
-def by_address(
-    conn: Connection,
-    chain_id: int,
-    address: str,
-    standard: str,
-    start: int | None,
-    end: int | None,
-    after: Sequence[Any] | None,
-    limit: int,
-) -> Sequence[AnyRow]:
-    """Transfers of `standard` where `address` is sender or receiver, newest first."""
+@functools.cache
+def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
     p = transfer_participants.c
     stmt = select(token_transfers).where(
-        p.chain_id == chain_id, p.address == address, p.standard == standard
+        p.chain_id == bindparam("chain"),
+        p.address == bindparam("address"),
+        p.standard == bindparam("standard"),
     )
-    if start is not None:
-        stmt = stmt.where(p.block_number >= start)
-    if after is not None:
+    if has_start:
+        stmt = stmt.where(p.block_number >= bindparam("start"))
+    if paged:
         # The position is inside [start, end) already, so it replaces the end bound.
-        stmt = stmt.where(after_desc([p.block_number, p.log_index, p.batch_index], after))
-    elif end is not None:
-        stmt = stmt.where(p.block_number < end)
+        stmt = stmt.where(after_desc_param([p.block_number, p.log_index, p.batch_index]))
+    elif has_end:
+        stmt = stmt.where(p.block_number < bindparam("end"))
     base = _joins(
         transfer_participants.join(
             token_transfers,
@@ -81,10 +75,51 @@ def by_address(
         )
     )
     stmt = _with_token_info(stmt.select_from(base))
-    stmt = stmt.order_by(p.block_number.desc(), p.log_index.desc(), p.batch_index.desc()).limit(
-        limit
+    return stmt.order_by(p.block_number.desc(), p.log_index.desc(), p.batch_index.desc()).limit(
+        bindparam("limit")
     )
-    return conn.execute(stmt).all()
+
+
+def by_address(
+    conn: Connection,
+    chain_id: int,
+    address: str,
+    standard: str,
+    start: int | None,
+    end: int | None,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    """Transfers of `standard` where `address` is sender or receiver, newest first."""
+    params: dict[str, Any] = {
+        "chain": chain_id,
+        "address": address,
+        "standard": standard,
+        "start": start,
+        "end": end,
+        "limit": limit,
+    }
+    if after is not None:
+        params.update(position_params(after))
+    stmt = _by_address(start is not None, after is not None, end is not None)
+    return conn.execute(stmt, params).all()
+
+
+@functools.cache
+def _by_token(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
+    stmt = select(token_transfers).where(
+        _T.chain_id == bindparam("chain"), _T.token == bindparam("token")
+    )
+    if has_start:
+        stmt = stmt.where(_T.block_number >= bindparam("start"))
+    if paged:
+        stmt = stmt.where(after_desc_param([_T.block_number, _T.log_index, _T.batch_index]))
+    elif has_end:
+        stmt = stmt.where(_T.block_number < bindparam("end"))
+    stmt = _with_token_info(stmt.select_from(_joins(token_transfers)))
+    return stmt.order_by(_T.block_number.desc(), _T.log_index.desc(), _T.batch_index.desc()).limit(
+        bindparam("limit")
+    )
 
 
 def by_token(
@@ -97,15 +132,14 @@ def by_token(
     limit: int,
 ) -> Sequence[AnyRow]:
     """Transfers of one token contract (any standard), newest first."""
-    stmt = select(token_transfers).where(_T.chain_id == chain_id, _T.token == token)
-    if start is not None:
-        stmt = stmt.where(_T.block_number >= start)
+    params: dict[str, Any] = {
+        "chain": chain_id,
+        "token": token,
+        "start": start,
+        "end": end,
+        "limit": limit,
+    }
     if after is not None:
-        stmt = stmt.where(after_desc([_T.block_number, _T.log_index, _T.batch_index], after))
-    elif end is not None:
-        stmt = stmt.where(_T.block_number < end)
-    stmt = _with_token_info(stmt.select_from(_joins(token_transfers)))
-    stmt = stmt.order_by(_T.block_number.desc(), _T.log_index.desc(), _T.batch_index.desc()).limit(
-        limit
-    )
-    return conn.execute(stmt).all()
+        params.update(position_params(after))
+    stmt = _by_token(start is not None, after is not None, end is not None)
+    return conn.execute(stmt, params).all()
