@@ -5,22 +5,18 @@ Stage: store. nft_tokens holds one row per token id ever seen; positions are (to
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, select
+from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_asc
+from avadata.store.queries.keyset import AnyRow
 from avadata.store.schema import erc721_owners, nft_tokens, tokens
 
 
-def collection_tokens(
-    conn: Connection,
-    chain_id: int,
-    token: str,
-    after: Sequence[Any] | None,
-    limit: int,
-) -> Sequence[AnyRow]:
+@functools.cache
+def _collection(paged: bool) -> Select[Any]:
     nf = nft_tokens.c
     o = erc721_owners.c
     tk = tokens.c
@@ -47,8 +43,21 @@ def collection_tokens(
                 and_(o.chain_id == nf.chain_id, o.token == nf.token, o.token_id == nf.token_id),
             ).outerjoin(tokens, and_(tk.chain_id == nf.chain_id, tk.address == nf.token))
         )
-        .where(nf.chain_id == chain_id, nf.token == token)
+        .where(nf.chain_id == bindparam("chain"), nf.token == bindparam("token"))
     )
+    if paged:
+        stmt = stmt.where(nf.token_id > bindparam("k0", type_=nf.token_id.type))
+    return stmt.order_by(nf.token_id).limit(bindparam("limit"))
+
+
+def collection_tokens(
+    conn: Connection,
+    chain_id: int,
+    token: str,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    params: dict[str, Any] = {"chain": chain_id, "token": token, "limit": limit}
     if after is not None:
-        stmt = stmt.where(after_asc([nf.token_id], after))
-    return conn.execute(stmt.order_by(nf.token_id).limit(limit)).all()
+        params["k0"] = int(after[0])
+    return conn.execute(_collection(after is not None), params).all()
