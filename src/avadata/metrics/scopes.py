@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
+from typing import Literal
 
 from sqlalchemy import Connection, delete, select
 
@@ -35,7 +36,7 @@ Builder = Callable[[Connection, str, tuple[int, ...]], None]
 AGGREGATES = (TOTAL, "mainnet", "testnet")
 
 
-def network_of(stored: str | None) -> str:
+def network_of(stored: str | None) -> Literal["mainnet", "testnet"]:
     """The metrics network of a chain: its stored network, else testnet (a devnet)."""
     return "mainnet" if stored == "mainnet" else "testnet"
 

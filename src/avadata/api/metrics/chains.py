@@ -7,7 +7,7 @@ without a stored network is listed as testnet (NetworkType has only mainnet and 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
@@ -15,6 +15,7 @@ from fastapi.responses import Response
 from avadata.api.deps import Conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.metrics.models import Chain, MetricsListChainsResponse
 from avadata.api.metrics.service import Metrics
 from avadata.metrics.scopes import network_of
 from avadata.store.queries import chains as queries
@@ -23,7 +24,7 @@ from avadata.store.queries.chains import ChainRow
 router = APIRouter(tags=["Metrics"])
 
 
-def chain_json(row: ChainRow) -> dict[str, Any]:
+def chain_json(row: ChainRow) -> Chain:
     return {
         "evmChainId": row.chain_id,
         "chainName": row.name or f"Chain {row.chain_id}",
@@ -36,7 +37,7 @@ def chain_json(row: ChainRow) -> dict[str, Any]:
 @router.get(
     "/v2/chains",
     operation_id="listChains",
-    responses=ERROR_RESPONSES,
+    responses={200: {"model": MetricsListChainsResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
 def list_chains(
@@ -56,7 +57,7 @@ def list_chains(
 @router.get(
     "/v2/chains/{chainId}",
     operation_id="getChain",
-    responses=ERROR_RESPONSES,
+    responses={200: {"model": Chain}, **ERROR_RESPONSES},
     response_model=None,
 )
 def get_chain(

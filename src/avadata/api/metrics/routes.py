@@ -21,6 +21,7 @@ from sqlalchemy import Connection
 from avadata.api.deps import Conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
+from avadata.api.metrics.models import LegacyAvgTpsResponse, MetricsApiResponse
 from avadata.api.metrics.service import Metrics
 from avadata.api.metrics.tokens import PageQuery
 from avadata.metrics import buckets, series
@@ -138,7 +139,11 @@ def _page(
 @router.get(
     "/v2/chains/{chainId}/metrics/{metric}",
     operation_id="getEvmChainMetrics",
-    responses=ERROR_RESPONSES,
+    responses={
+        200: {"model": MetricsApiResponse},
+        503: {"description": "An aggregate is being rebuilt"},
+        **ERROR_RESPONSES,
+    },
     response_model=None,
 )
 def get_metrics(
@@ -165,7 +170,7 @@ def get_metrics(
 @router.get(
     "/v1/avg_tps/{chainId}",
     operation_id="getAvgTps",
-    responses=ERROR_RESPONSES,
+    responses={200: {"model": LegacyAvgTpsResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
 def get_avg_tps(
