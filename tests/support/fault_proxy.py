@@ -6,6 +6,7 @@ Retry-After), HTTP 500, and a 200 whose JSON body is cut short. Everything else 
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -16,8 +17,18 @@ import httpx
 
 
 class FaultProxy:
-    def __init__(self, upstream: str, *, seed: int = 7, rate: float = 0.2, delay: float = 2.5):
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        seed: int = 7,
+        rate: float = 0.2,
+        delay: float = 2.5,
+        refuse: frozenset[str] = frozenset(),
+    ):
+        """`refuse`: methods answered with JSON-RPC "method not found", as a node without them."""
         self.upstream = upstream
+        self.refuse = refuse
         self.rng = random.Random(seed)
         self.rate = rate
         self.delay = delay
@@ -39,13 +50,16 @@ class FaultProxy:
                     return self._send(429, b'{"error":"slow down"}', {"Retry-After": "0"})
                 if fault == "500":
                     return self._send(500, b"internal error")
-                upstream = proxy._client.post(
-                    proxy.upstream, content=body, headers={"Content-Type": "application/json"}
-                )
-                content = upstream.content
+                if proxy.refuse:
+                    content, status = proxy._answer_refusing(body)
+                else:
+                    upstream = proxy._client.post(
+                        proxy.upstream, content=body, headers={"Content-Type": "application/json"}
+                    )
+                    content, status = upstream.content, upstream.status_code
                 if fault == "truncate" and len(content) > 2:
                     content = content[: len(content) // 2]
-                self._send(upstream.status_code, content)
+                self._send(status, content)
 
             def _send(
                 self, status: int, content: bytes, headers: dict[str, str] | None = None
@@ -64,6 +78,19 @@ class FaultProxy:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def _answer_refusing(self, body: bytes) -> tuple[bytes, int]:
+        calls = json.loads(body)
+        single = isinstance(calls, dict)
+        out = []
+        for call in [calls] if single else calls:
+            if call.get("method") in self.refuse:
+                err = {"code": -32601, "message": f"the method {call['method']} does not exist"}
+                out.append({"jsonrpc": "2.0", "id": call.get("id"), "error": err})
+            else:
+                r = self._client.post(self.upstream, json=call)
+                out.append(r.json())
+        return json.dumps(out[0] if single else out).encode(), 200
 
     def _draw(self) -> str | None:
         with self._lock:

@@ -42,31 +42,59 @@ def _walk_geth(
         yield from _walk_geth(child, depth + 1, index, failed, counter)
 
 
+def _frame(
+    ctx: TxContext,
+    index: int,
+    parent: int | None,
+    depth: int,
+    call_type: str,
+    frm: Any,
+    to: Any,
+    value: Any,
+    gas: Any,
+    gas_used: Any,
+    reverted: bool,
+    error: Any,
+) -> InternalCall:
+    return InternalCall(
+        chain_id=ctx.chain_id,
+        block_number=ctx.block_number,
+        block_hash=ctx.block_hash,
+        block_timestamp=ctx.block_timestamp,
+        tx_index=ctx.tx_index,
+        tx_hash=ctx.tx_hash,
+        trace_index=index,
+        parent_index=parent,
+        depth=depth,
+        call_type=call_type,
+        from_address=_addr(frm) or "",
+        to_address=_addr(to),
+        value=quantity(value),
+        gas=quantity(gas),
+        gas_used=quantity(gas_used),
+        reverted=reverted,
+        error=error or None,
+    )
+
+
 def geth_calls(ctx: TxContext, root: dict[str, Any]) -> list[InternalCall]:
-    out: list[InternalCall] = []
-    for index, parent, depth, reverted, f in _walk_geth(root, 0, None, False, [0]):
-        out.append(
-            InternalCall(
-                chain_id=ctx.chain_id,
-                block_number=ctx.block_number,
-                block_hash=ctx.block_hash,
-                block_timestamp=ctx.block_timestamp,
-                tx_index=ctx.tx_index,
-                tx_hash=ctx.tx_hash,
-                trace_index=index,
-                parent_index=parent,
-                depth=depth,
-                call_type=str(f.get("type", "CALL")).upper(),
-                from_address=_addr(f.get("from")) or "",
-                to_address=_addr(f.get("to")),
-                value=quantity(f.get("value")),
-                gas=quantity(f.get("gas")),
-                gas_used=quantity(f.get("gasUsed")),
-                reverted=reverted,
-                error=f.get("error") or None,
-            )
+    return [
+        _frame(
+            ctx,
+            index,
+            parent,
+            depth,
+            str(f.get("type", "CALL")).upper(),
+            f.get("from"),
+            f.get("to"),
+            f.get("value"),
+            f.get("gas"),
+            f.get("gasUsed"),
+            reverted,
+            f.get("error"),
         )
-    return out
+        for index, parent, depth, reverted, f in _walk_geth(root, 0, None, False, [0])
+    ]
 
 
 def _parity_type(t: dict[str, Any]) -> str:
@@ -106,24 +134,19 @@ def parity_calls(ctx: TxContext, traces: list[dict[str, Any]]) -> list[InternalC
         else:
             frm, value = action.get("from"), action.get("value")
         out.append(
-            InternalCall(
-                chain_id=ctx.chain_id,
-                block_number=ctx.block_number,
-                block_hash=ctx.block_hash,
-                block_timestamp=ctx.block_timestamp,
-                tx_index=ctx.tx_index,
-                tx_hash=ctx.tx_hash,
-                trace_index=index,
-                parent_index=parent_index,
-                depth=len(path),
-                call_type=kind,
-                from_address=_addr(frm) or "",
-                to_address=_addr(to),
-                value=quantity(value),
-                gas=quantity(action.get("gas")),
-                gas_used=quantity(result.get("gasUsed")),
-                reverted=reverted,
-                error=t.get("error") or None,
+            _frame(
+                ctx,
+                index,
+                parent_index,
+                len(path),
+                kind,
+                frm,
+                to,
+                value,
+                action.get("gas"),
+                result.get("gasUsed"),
+                reverted,
+                t.get("error"),
             )
         )
     return out

@@ -56,94 +56,69 @@ def transfers_from_log(log: Log, block_hash: str, block_timestamp: int) -> list[
     topics = log.topics
     if not topics:
         return []
+
+    def make(
+        standard: TokenStandard,
+        frm: str,
+        to: str,
+        token_id: int | None,
+        value: int,
+        batch_index: int = 0,
+        operator: str | None = None,
+    ) -> TokenTransfer:
+        return TokenTransfer(
+            chain_id=log.chain_id,
+            block_number=log.block_number,
+            block_hash=block_hash,
+            block_timestamp=block_timestamp,
+            tx_index=log.tx_index,
+            tx_hash=log.tx_hash,
+            log_index=log.log_index,
+            batch_index=batch_index,
+            token=log.address,
+            standard=standard,
+            from_address=frm,
+            to_address=to,
+            token_id=token_id,
+            value=value,
+            operator=operator,
+        )
+
     sig = topics[0]
-    base = dict(
-        chain_id=log.chain_id,
-        block_number=log.block_number,
-        block_hash=block_hash,
-        block_timestamp=block_timestamp,
-        tx_index=log.tx_index,
-        tx_hash=log.tx_hash,
-        log_index=log.log_index,
-        token=log.address,
-    )
     if sig == TRANSFER:
         if len(topics) == 3:
             raw = _data(log.data)
             if len(raw) != 32:
                 raise _Malformed("ERC-20 value")
-            return [
-                TokenTransfer(
-                    **base,  # type: ignore[arg-type]
-                    batch_index=0,
-                    standard=TokenStandard.ERC20,
-                    from_address=_topic_address(topics[1]),
-                    to_address=_topic_address(topics[2]),
-                    token_id=None,
-                    value=int.from_bytes(raw, "big"),
-                )
-            ]
+            frm, to = _topic_address(topics[1]), _topic_address(topics[2])
+            return [make(TokenStandard.ERC20, frm, to, None, int.from_bytes(raw, "big"))]
         if len(topics) == 4:
             if _data(log.data):
                 raise _Malformed("ERC-721 with data")
-            return [
-                TokenTransfer(
-                    **base,  # type: ignore[arg-type]
-                    batch_index=0,
-                    standard=TokenStandard.ERC721,
-                    from_address=_topic_address(topics[1]),
-                    to_address=_topic_address(topics[2]),
-                    token_id=_word(topics[3]),
-                    value=1,
-                )
-            ]
+            frm, to = _topic_address(topics[1]), _topic_address(topics[2])
+            return [make(TokenStandard.ERC721, frm, to, _word(topics[3]), 1)]
         raise _Malformed("Transfer topic count")
+    if sig not in (TRANSFER_SINGLE, TRANSFER_BATCH):
+        return []
+    if len(topics) != 4:
+        raise _Malformed("ERC-1155 topic count")
+    op, frm, to = (_topic_address(t) for t in topics[1:4])
+    raw = _data(log.data)
     if sig == TRANSFER_SINGLE:
-        if len(topics) != 4:
-            raise _Malformed("TransferSingle topic count")
-        raw = _data(log.data)
         if len(raw) != 64:
             raise _Malformed("TransferSingle data")
-        return [
-            TokenTransfer(
-                **base,  # type: ignore[arg-type]
-                batch_index=0,
-                standard=TokenStandard.ERC1155,
-                from_address=_topic_address(topics[2]),
-                to_address=_topic_address(topics[3]),
-                token_id=int.from_bytes(raw[:32], "big"),
-                value=int.from_bytes(raw[32:], "big"),
-                operator=_topic_address(topics[1]),
-            )
-        ]
-    if sig == TRANSFER_BATCH:
-        if len(topics) != 4:
-            raise _Malformed("TransferBatch topic count")
-        try:
-            ids, values = abi_decode(["uint256[]", "uint256[]"], _data(log.data), strict=False)
-        except Exception as exc:  # eth-abi raises several unrelated types on bad input
-            raise _Malformed("TransferBatch data") from exc
-        if len(ids) != len(values):
-            raise _Malformed("TransferBatch lengths")
-        frm, to, op = (
-            _topic_address(topics[2]),
-            _topic_address(topics[3]),
-            _topic_address(topics[1]),
-        )
-        return [
-            TokenTransfer(
-                **base,  # type: ignore[arg-type]
-                batch_index=i,
-                standard=TokenStandard.ERC1155,
-                from_address=frm,
-                to_address=to,
-                token_id=int(token_id),
-                value=int(value),
-                operator=op,
-            )
-            for i, (token_id, value) in enumerate(zip(ids, values, strict=True))
-        ]
-    return []
+        token_id, value = int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")
+        return [make(TokenStandard.ERC1155, frm, to, token_id, value, operator=op)]
+    try:
+        ids, values = abi_decode(["uint256[]", "uint256[]"], raw, strict=False)
+    except Exception as exc:  # eth-abi raises several unrelated types on bad input
+        raise _Malformed("TransferBatch data") from exc
+    if len(ids) != len(values):
+        raise _Malformed("TransferBatch lengths")
+    return [
+        make(TokenStandard.ERC1155, frm, to, int(i), int(v), batch_index=n, operator=op)
+        for n, (i, v) in enumerate(zip(ids, values, strict=True))
+    ]
 
 
 def decode_transfers(

@@ -145,8 +145,13 @@ class EvmSource:
                 if r.error is None and isinstance(r.result, list):
                     out[i] = (TraceStyle.PARITY, r.result)
                     self._traces = self._traces or TraceStyle.PARITY
-                elif self._traces is None and _unsupported(r) and _unsupported(geth[i]):
-                    # Neither tracer exists on this node: say so once, for the whole chain.
+                elif (
+                    self._traces in (None, TraceStyle.NONE)
+                    and _unsupported(r)
+                    and _unsupported(geth[i])
+                ):
+                    # Neither tracer exists on this node (concurrent fetches may learn it at
+                    # once): the whole chain is then untraced, never a mix.
                     self._traces = TraceStyle.NONE
                     return [(TraceStyle.NONE, [])] * len(numbers)
                 else:
