@@ -303,7 +303,7 @@ def _bump(conn: Connection, deltas: Deltas) -> None:
 
 
 def _first_seen(conn: Connection, scope: str, new_days: set[Member], deltas: Deltas) -> None:
-    """Record first sightings (earliest day wins) and move the per-day counts accordingly."""
+    """An aggregate's first sightings (earliest day wins), moving per-day counts accordingly."""
     for member_kind, kind in _FIRST_KIND.items():
         earliest: dict[str, int] = {}
         for k, _, day, a in new_days:
@@ -330,11 +330,8 @@ def _first_seen_kind(
     }
     for a in inserted:
         deltas[(scope, kind, _D, earliest[a])] += 1
-    if scope.isdigit():
-        # A chain's blocks reach the writer in order (it refuses gaps: BlockGapError), so a new
-        # day is never earlier than a stored first sighting: only aggregates, fed by chains at
-        # different points in time, can move one.
-        return
+    # Aggregates are fed by chains at different points in time: an earlier sighting can arrive
+    # after a later one, and then moves the first day back.
     rest = sorted(set(earliest) - inserted)
     moves = []
     for part in _chunks(rest):
