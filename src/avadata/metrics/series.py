@@ -11,9 +11,8 @@ for the rates: avg* add the chains' rates, max* take the largest per-block sampl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import Connection, func, select
 
@@ -29,10 +28,19 @@ from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import CUMULATIVE_CONTRACTS_INCLUDES_DAY, MetricName
 from avadata.metrics.rollup import rate
 from avadata.metrics.scopes import AGGREGATES, aggregate_sets, is_materialized, key_of
+from avadata.metrics.sums import (
+    EMPTY,
+    NEEDS,
+    ONE_COLUMN,
+    VALUE,
+    Number,
+    SumsRow,
+    merge,
+    one_column,
+    read_sums,
+)
 from avadata.store.queries import chains as chain_queries
 from avadata.store.schema import metric_counts, metric_sums
-
-Number = int | float
 
 _DISTINCT = {
     MetricName.ACTIVE_ADDRESSES: KIND_ACTIVE,
@@ -43,8 +51,6 @@ _CUMULATIVE_DISTINCT = {
     MetricName.CUMULATIVE_ADDRESSES: FIRST_ADDRESS,
     MetricName.CUMULATIVE_DEPLOYERS: FIRST_DEPLOYER,
 }
-# JSON numbers past 2**63 do not fit orjson's integers (fees in wei can): send them as floats.
-_MAX_EXACT = 2**63 - 1
 
 
 class ScopeNotReady(RuntimeError):
@@ -139,10 +145,10 @@ def points(
         base = _count_before(conn, scope, kind, oldest)
         counts = _counts(conn, scope, kind, Interval.DAY, oldest, newest)
         return _running(stamps, counts, base, include_day=True)
-    if metric in _ONE_COLUMN:
-        return _one_column(conn, scope, metric, interval, oldest, newest, stamps)
-    cols = _NEEDS[metric]
-    per_chain = {c: _sums(conn, c, interval, oldest, newest, cols) for c in scope.chain_ids}
+    if metric in ONE_COLUMN:
+        return one_column(conn, scope.chain_ids, metric, interval, oldest, newest, stamps)
+    cols = NEEDS[metric]
+    per_chain = {c: read_sums(conn, c, interval, oldest, newest, cols) for c in scope.chain_ids}
     if metric in (MetricName.AVG_TPS, MetricName.AVG_GPS):
         return [
             (t, v)
@@ -150,179 +156,18 @@ def points(
         ]
     if metric is MetricName.CUMULATIVE_TX_COUNT:
         base = _sum_before(conn, scope, "txs", oldest)
-        daily = {t: sum(rows.get(t, _EMPTY).txs for rows in per_chain.values()) for t in stamps}
+        daily = {t: sum(rows.get(t, EMPTY).txs for rows in per_chain.values()) for t in stamps}
         return _running(stamps, daily, base, include_day=True)
     if metric is MetricName.CUMULATIVE_CONTRACTS:
         base = _sum_before(conn, scope, "contracts", oldest)
         daily = {
-            t: sum(rows.get(t, _EMPTY).contracts for rows in per_chain.values()) for t in stamps
+            t: sum(rows.get(t, EMPTY).contracts for rows in per_chain.values()) for t in stamps
         }
         return _running(stamps, daily, base, include_day=CUMULATIVE_CONTRACTS_INCLUDES_DAY)
-    value = _VALUE[metric]
-    merged = _merge(per_chain)
-    zero = value(_EMPTY)
+    value = VALUE[metric]
+    merged = merge(per_chain)
+    zero = value(EMPTY)
     return [(t, value(merged[t]) if t in merged else zero) for t in stamps]
-
-
-@dataclass(frozen=True, slots=True)
-class _Row:
-    blocks: int = 0
-    txs: int = 0
-    gas_used: int = 0
-    fees: int = 0
-    gas_price_sum: int = 0
-    gas_price_max: int = 0
-    contracts: int = 0
-    first_ts: int | None = None
-    last_ts: int | None = None
-    max_tps: float = 0.0
-    max_gps: float = 0.0
-
-
-_EMPTY = _Row()
-
-
-def _num(v: int) -> Number:
-    return v if v <= _MAX_EXACT else float(v)
-
-
-def _avg_gas_price(r: _Row) -> Number:
-    return r.gas_price_sum / r.txs if r.txs else 0
-
-
-# One bucket's value from its (chain-merged) sums.
-_VALUE: dict[MetricName, Callable[[_Row], Number]] = {
-    MetricName.TX_COUNT: lambda r: r.txs,
-    MetricName.GAS_USED: lambda r: _num(r.gas_used),
-    MetricName.FEES_PAID: lambda r: _num(r.fees),
-    MetricName.CONTRACTS: lambda r: r.contracts,
-    MetricName.AVG_GAS_PRICE: _avg_gas_price,
-    MetricName.MAX_GAS_PRICE: lambda r: _num(r.gas_price_max),
-    MetricName.MAX_TPS: lambda r: r.max_tps,
-    MetricName.MAX_GPS: lambda r: r.max_gps,
-}
-
-
-def _merge(per_chain: dict[int, dict[int, _Row]]) -> dict[int, _Row]:
-    """Per-bucket sums over chains: additive fields add, maxima take the largest."""
-    if len(per_chain) == 1:
-        return next(iter(per_chain.values()))
-    out: dict[int, _Row] = {}
-    for rows in per_chain.values():
-        for t, r in rows.items():
-            o = out.get(t)
-            out[t] = (
-                r
-                if o is None
-                else _Row(
-                    txs=o.txs + r.txs,
-                    gas_used=o.gas_used + r.gas_used,
-                    fees=o.fees + r.fees,
-                    gas_price_sum=o.gas_price_sum + r.gas_price_sum,
-                    gas_price_max=max(o.gas_price_max, r.gas_price_max),
-                    contracts=o.contracts + r.contracts,
-                    max_tps=max(o.max_tps, r.max_tps),
-                    max_gps=max(o.max_gps, r.max_gps),
-                )
-            )
-    return out
-
-
-# The metric_sums columns each metric reads (a request never loads the others).
-_NEEDS: dict[MetricName, tuple[str, ...]] = {
-    MetricName.TX_COUNT: ("txs",),
-    MetricName.GAS_USED: ("gas_used",),
-    MetricName.FEES_PAID: ("fees",),
-    MetricName.CONTRACTS: ("contracts",),
-    MetricName.AVG_GAS_PRICE: ("txs", "gas_price_sum"),
-    MetricName.MAX_GAS_PRICE: ("gas_price_max",),
-    MetricName.MAX_TPS: ("max_tps",),
-    MetricName.MAX_GPS: ("max_gps",),
-    MetricName.AVG_TPS: ("blocks", "txs", "first_ts", "last_ts"),
-    MetricName.AVG_GPS: ("blocks", "gas_used", "first_ts", "last_ts"),
-    MetricName.CUMULATIVE_TX_COUNT: ("txs",),
-    MetricName.CUMULATIVE_CONTRACTS: ("contracts",),
-}
-
-
-_U256_COLUMNS = frozenset({"fees", "gas_price_sum", "gas_price_max"})
-
-# Metrics read from one column: (column, how chains combine). The fast path of hourly pages.
-_ONE_COLUMN: dict[MetricName, tuple[str, Callable[[Iterable[Number]], Number]]] = {
-    MetricName.TX_COUNT: ("txs", sum),
-    MetricName.GAS_USED: ("gas_used", sum),
-    MetricName.FEES_PAID: ("fees", sum),
-    MetricName.CONTRACTS: ("contracts", sum),
-    MetricName.MAX_GAS_PRICE: ("gas_price_max", max),
-    MetricName.MAX_TPS: ("max_tps", max),
-    MetricName.MAX_GPS: ("max_gps", max),
-}
-
-
-def _one_column(
-    conn: Connection,
-    scope: Scope,
-    metric: MetricName,
-    interval: Interval,
-    oldest: int,
-    newest: int,
-    stamps: list[int],
-) -> list[tuple[int, Number]]:
-    column, combine = _ONE_COLUMN[metric]
-    big = column in _U256_COLUMNS
-    per_chain: list[dict[int, Number]] = []
-    for chain_id in scope.chain_ids:
-        rows = _select(conn, chain_id, interval, oldest, newest, (column,))
-        per_chain.append({int(r[0]): int(r[1]) if big else r[1] for r in rows})
-    if len(per_chain) == 1:
-        values = per_chain[0]
-    else:
-        values = {}
-        for t in {t for d in per_chain for t in d}:
-            values[t] = combine(d[t] for d in per_chain if t in d)
-    zero: Number = 0.0 if column in ("max_tps", "max_gps") else 0
-    if big:
-        return [(t, _num(int(values[t])) if t in values else 0) for t in stamps]
-    return [(t, values.get(t, zero)) for t in stamps]
-
-
-def _select(
-    conn: Connection,
-    chain_id: int,
-    interval: Interval,
-    oldest: int,
-    newest: int,
-    columns: tuple[str, ...],
-) -> Sequence[Any]:
-    """Rows (bucket, *columns) of a chain's buckets in [oldest, newest], as driver SQL: a page
-    can be 2,160 rows and SQLAlchemy's per-row processing would be most of the request."""
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    cols = ", ".join(f'"{c}"' for c in columns)
-    sql = (
-        f'SELECT "bucket", {cols} FROM "{metric_sums.name}" '
-        f'WHERE "chain_id" = {mark} AND "interval" = {mark} AND "bucket" BETWEEN {mark} AND {mark}'
-    )
-    return conn.exec_driver_sql(sql, (chain_id, interval.code, oldest, newest)).all()
-
-
-def _sums(
-    conn: Connection,
-    chain_id: int,
-    interval: Interval,
-    oldest: int,
-    newest: int,
-    columns: tuple[str, ...],
-) -> dict[int, _Row]:
-    """The `columns` of the chain's buckets in [oldest, newest]. U256 columns arrive as the
-    engine stores them (text or NUMERIC) and become ints here, as coltypes.U256 would."""
-    big = [i for i, c in enumerate(columns) if c in _U256_COLUMNS]
-    out: dict[int, _Row] = {}
-    for r in _select(conn, chain_id, interval, oldest, newest, columns):
-        values = list(r[1:])
-        for i in big:
-            values[i] = int(values[i])
-        out[int(r[0])] = _Row(**dict(zip(columns, values, strict=True)))
-    return out
 
 
 def _counts(
@@ -331,7 +176,7 @@ def _counts(
     """Distinct members (kinds a/s/d) or first sightings (A/D) per bucket in [oldest, newest]."""
     if not scope.materialized:
         raise ScopeNotReady(scope.key)
-    # Driver SQL, as in `_select`: hourly pages are 2,160 rows.
+    # Driver SQL, as in `select_rows`: hourly pages are 2,160 rows.
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
     sql = (
         f'SELECT "bucket", "count" FROM "{metric_counts.name}" WHERE "scope" = {mark} '
@@ -391,7 +236,7 @@ def _last_ts_before(conn: Connection, chain_id: int, day: int) -> int | None:
 def _avg_rates(
     conn: Connection,
     scope: Scope,
-    per_chain: dict[int, dict[int, _Row]],
+    per_chain: dict[int, dict[int, SumsRow]],
     stamps_desc: list[int],
     tps: bool,
 ) -> Iterable[tuple[int, Number]]:
