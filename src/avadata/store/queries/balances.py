@@ -7,25 +7,34 @@ address (ascending), ERC-721 pages by (token, token_id).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, func, select
+from sqlalchemy import Connection, Select, and_, bindparam, func, select, tuple_
 
-from avadata.store.queries.keyset import AnyRow, after_asc
+from avadata.store.queries.keyset import AnyRow
 from avadata.store.schema import erc20_balances, erc721_owners, native_balances, nft_tokens, tokens
+
+_N = native_balances.c
+_NATIVE_AT = (
+    select(_N.balance)
+    .where(
+        _N.chain_id == bindparam("chain"),
+        _N.address == bindparam("address"),
+        _N.block_number <= bindparam("block"),
+    )
+    .order_by(_N.block_number.desc())
+    .limit(1)
+)
 
 
 def native_at(conn: Connection, chain_id: int, address: str, block: int) -> int | None:
     """The last recorded native balance at or before `block`; None when none was recorded."""
-    c = native_balances.c
     found = conn.execute(
-        select(c.balance)
-        .where(c.chain_id == chain_id, c.address == address, c.block_number <= block)
-        .order_by(c.block_number.desc())
-        .limit(1)
-    ).scalar_one_or_none()
+        _NATIVE_AT, {"chain": chain_id, "address": address, "block": block}
+    ).scalar()
     return None if found is None else int(found)
 
 
@@ -121,15 +130,8 @@ def erc20_at(
     return out
 
 
-def erc721_owned(
-    conn: Connection,
-    chain_id: int,
-    owner: str,
-    contract: str | None,
-    after: Sequence[Any] | None,
-    limit: int,
-) -> Sequence[AnyRow]:
-    """ERC-721 tokens currently owned by `owner`, by (token, token_id)."""
+@functools.cache
+def _owned(by_contract: bool, paged: bool) -> Select[Any]:
     o = erc721_owners.c
     tk = tokens.c
     nf = nft_tokens.c
@@ -157,10 +159,29 @@ def erc721_owned(
                 and_(nf.chain_id == o.chain_id, nf.token == o.token, nf.token_id == o.token_id),
             )
         )
-        .where(o.chain_id == chain_id, o.owner == owner)
+        .where(o.chain_id == bindparam("chain"), o.owner == bindparam("owner"))
     )
-    if contract is not None:
-        stmt = stmt.where(o.token == contract)
+    if by_contract:
+        stmt = stmt.where(o.token == bindparam("contract"))
+    if paged:
+        stmt = stmt.where(
+            tuple_(o.token, o.token_id)
+            > tuple_(bindparam("k0", type_=o.token.type), bindparam("k1", type_=o.token_id.type))
+        )
+    return stmt.order_by(o.token, o.token_id).limit(bindparam("limit"))
+
+
+def erc721_owned(
+    conn: Connection,
+    chain_id: int,
+    owner: str,
+    contract: str | None,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    """ERC-721 tokens currently owned by `owner`, by (token, token_id)."""
+    params: dict[str, Any] = {"chain": chain_id, "owner": owner, "contract": contract}
+    params["limit"] = limit
     if after is not None:
-        stmt = stmt.where(after_asc([o.token, o.token_id], after))
-    return conn.execute(stmt.order_by(o.token, o.token_id).limit(limit)).all()
+        params.update(k0=str(after[0]), k1=int(after[1]))
+    return conn.execute(_owned(contract is not None, after is not None), params).all()

@@ -34,24 +34,28 @@ def list_blocks(
     return conn.execute(_list(after is not None), params).all()
 
 
+_B = evm_blocks.c
+_BY_NUMBER = select(_B.number).where(
+    _B.chain_id == bindparam("chain"), _B.number == bindparam("number")
+)
+_BY_HASH = select(_B.number).where(_B.chain_id == bindparam("chain"), _B.hash == bindparam("hash"))
+_LATEST = select(func.max(_B.number)).where(_B.chain_id == bindparam("chain"))
+
+
 def block_number(
     conn: Connection, chain_id: int, *, number: int | None = None, block_hash: str | None = None
 ) -> int | None:
     """The number of the stored block with this number or (lower-case) hash; None if absent."""
-    c = evm_blocks.c
-    stmt = select(c.number).where(c.chain_id == chain_id)
     if number is not None:
-        stmt = stmt.where(c.number == number)
+        found = conn.execute(_BY_NUMBER, {"chain": chain_id, "number": number}).scalar()
     elif block_hash is not None:
-        stmt = stmt.where(c.hash == block_hash)
+        found = conn.execute(_BY_HASH, {"chain": chain_id, "hash": block_hash}).scalar()
     else:
         raise ValueError("give number or block_hash")
-    found = conn.execute(stmt).scalar_one_or_none()
     return None if found is None else int(found)
 
 
 def latest_number(conn: Connection, chain_id: int) -> int | None:
     """The highest stored block number of the chain (a backwards index probe)."""
-    c = evm_blocks.c
-    found = conn.execute(select(func.max(c.number)).where(c.chain_id == chain_id)).scalar()
+    found = conn.execute(_LATEST, {"chain": chain_id}).scalar()
     return None if found is None else int(found)

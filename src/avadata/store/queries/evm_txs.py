@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_asc, after_desc_param, position_params
+from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params
 from avadata.store.schema import evm_txs
 
 _C = evm_txs.c
@@ -44,6 +44,17 @@ def list_latest(
     return conn.execute(_latest(success is not None, after is not None), params).all()
 
 
+@functools.cache
+def _in_block(paged: bool, limited: bool) -> Select[Any]:
+    stmt = select(evm_txs).where(
+        _C.chain_id == bindparam("chain"), _C.block_number == bindparam("number")
+    )
+    if paged:
+        stmt = stmt.where(_C.tx_index > bindparam("k0", type_=_C.tx_index.type))
+    stmt = stmt.order_by(_C.tx_index)
+    return stmt.limit(bindparam("limit")) if limited else stmt
+
+
 def list_in_block(
     conn: Connection,
     chain_id: int,
@@ -52,10 +63,7 @@ def list_in_block(
     limit: int | None,
 ) -> Sequence[AnyRow]:
     """The block's transactions in block order; `limit` None returns them all."""
-    stmt = select(evm_txs).where(_C.chain_id == chain_id, _C.block_number == number)
+    params: dict[str, Any] = {"chain": chain_id, "number": number, "limit": limit}
     if after is not None:
-        stmt = stmt.where(after_asc([_C.tx_index], after))
-    stmt = stmt.order_by(_C.tx_index)
-    if limit is not None:
-        stmt = stmt.limit(limit)
-    return conn.execute(stmt).all()
+        params["k0"] = int(after[0])
+    return conn.execute(_in_block(after is not None, limit is not None), params).all()
