@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.api.http import TestClient
-from tests.api.routes import ADDRESS_ROUTES, LISTS, SINGLES, A
+from tests.api.routes import ADDRESS_ROUTES, LISTS, SINGLES, A, C
 from tests.api.synthetic import BLOCKCHAIN_ID, CHAIN_ID
 
 
@@ -120,6 +120,14 @@ def test_unknown_token_is_400(client: TestClient, path: str, token: str) -> None
 )
 def test_bad_query_value_is_400(client: TestClient, path: str, param: str, value: str) -> None:
     assert_error(client.get(path, params={param: value}), 400, param)
+
+
+@pytest.mark.parametrize("param", ["startBlock", "endBlock"])
+@pytest.mark.parametrize("value", [str(2**63), "99999999999999999999999"])
+def test_block_beyond_int64_is_400(client: TestClient, param: str, value: str) -> None:
+    for suffix in ("transactions:listErc20", "transactions:listInternals"):
+        assert_error(client.get(f"{A}/{suffix}", params={param: value}), 400, param, "<=")
+    assert_error(client.get(f"{C}/tokens/{A[-42:]}/transfers", params={param: value}), 400)
 
 
 def test_start_after_end_is_400(client: TestClient) -> None:

@@ -33,10 +33,17 @@ from avadata.store.queries import transfers as queries
 
 router = APIRouter(tags=["EVM transfers"])
 
+# Block numbers are stored as 64-bit integers: a larger bound could only match nothing, and
+# SQLite refuses to bind it, so it is a 400 rather than a failed query.
+MAX_BLOCK = 2**63 - 1
 StartBlock = Annotated[
-    int | None, Query(alias="startBlock", ge=0, description="First block, inclusive")
+    int | None,
+    Query(alias="startBlock", ge=0, le=MAX_BLOCK, description="First block, inclusive"),
 ]
-EndBlock = Annotated[int | None, Query(alias="endBlock", ge=0, description="Last block, exclusive")]
+EndBlock = Annotated[
+    int | None,
+    Query(alias="endBlock", ge=0, le=MAX_BLOCK, description="Last block, exclusive"),
+]
 
 
 def _position(r: Any) -> tuple[int, int, int]:
