@@ -56,12 +56,16 @@ def _run(args: list[str], *, cwd: Path | None = None) -> tuple[float, float]:
 
 
 async def raw_pull(url: str, last: int, chunk: int, in_flight: int) -> int:
-    """Blocks with transactions, block receipts and callTracer traces: fetched, parsed as JSON
-    (every client must), then dropped. Returns the transaction count."""
+    """Blocks with transactions, block receipts and traces (from the tracer the indexer would
+    ask first on this node): fetched, parsed as JSON (every client must), then dropped.
+    Returns the transaction count."""
+    from avadata.sources.evm import EvmSource
     from avadata.sources.jsonrpc import JsonRpcClient
 
     txs = 0
     async with JsonRpcClient(url, max_in_flight=in_flight) as client:
+        source = EvmSource(client)
+        first, _ = await source.trace_order()
         window: list[asyncio.Task[int]] = []
 
         async def one(start: int, stop: int) -> int:
@@ -69,9 +73,7 @@ async def raw_pull(url: str, last: int, chunk: int, in_flight: int) -> int:
             blocks, receipts, traces = await asyncio.gather(
                 client.batch([("eth_getBlockByNumber", [n, True]) for n in numbers]),
                 client.batch([("eth_getBlockReceipts", [n]) for n in numbers]),
-                client.batch(
-                    [("debug_traceBlockByNumber", [n, {"tracer": "callTracer"}]) for n in numbers]
-                ),
+                client.batch([source.trace_call(first, int(n, 16)) for n in numbers]),
             )
             for r in (*receipts, *traces):
                 r.unwrap()
@@ -124,8 +126,8 @@ def run_etl(url: str, last: int, workdir: Path, batch: int, workers: int) -> flo
             "logs.json",
         ],
         [etl, "extract_token_transfers", "--logs", "logs.json", "--output", "token_transfers.csv"],
-        [etl, "export_geth_traces", *rng, *common, "--output", "geth_traces.json"],
-        [etl, "extract_geth_traces", "--input", "geth_traces.json", "--output", "traces.csv"],
+        # Parity-style traces, as the indexer asks anvil for (geth tracing re-executes there).
+        [etl, "export_traces", *rng, *common, "--output", "traces.csv"],
     ]
     return max(_run(step, cwd=workdir)[1] for step in steps)
 
@@ -168,7 +170,7 @@ def measure(
             t0 = time.perf_counter()
             peak = run_etl(url, last, workdir, batch=chunk, workers=in_flight)
             results["ethereum-etl"] = Result(
-                "ethereum-etl 2.4.2 (blocks, txs, receipts, logs, token transfers, geth traces)",
+                "ethereum-etl 2.4.2 (blocks, txs, receipts, logs, token transfers, traces)",
                 time.perf_counter() - t0,
                 last + 1,
                 txs,

@@ -5,9 +5,11 @@ Sources stage: fetch only; results are the node's JSON, untouched.
 Receipts: `eth_getBlockReceipts` (one call per block); a node without it gets one
 `eth_getTransactionReceipt` per transaction, decided once per source.
 Traces: `debug_traceBlockByNumber` with `callTracer` (the only tracer Avalanche nodes offer), else
-parity-style `trace_block` (anvil answers it even where its geth-style tracer fails, as after
-`--load-state`); the choice is made per block, so one failing block does not lose the rest. A node
-with neither is reported as having no traces: the chain is then marked so, never silently empty.
+parity-style `trace_block`; the fallback is made per block, so one failing block does not lose the
+rest. anvil is the one node asked the other way round: it records parity traces when it mines a
+block but re-executes for geth traces, which for old blocks of a long chain takes a minute each
+(and fails after `--load-state`). A node with neither is reported as having no traces: the chain
+is then marked so, never silently empty.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class EvmSource:
         self.blocks_per_batch = blocks_per_batch
         self._block_receipts: bool | None = None
         self._traces: TraceStyle | None = None
+        self._order: tuple[TraceStyle, TraceStyle] | None = None
 
     async def chain_id(self) -> int:
         return int(await self.client.call("eth_chainId"), 16)
@@ -125,38 +128,60 @@ class EvmSource:
             i += n
         return out
 
+    async def trace_order(self) -> tuple[TraceStyle, TraceStyle]:
+        """Which tracer to ask first: geth's, unless the node is anvil (see the module doc)."""
+        if self._order is None:
+            try:
+                version = str(await self.client.call("web3_clientVersion"))
+            except RpcError:
+                version = ""
+            anvil = version.lower().startswith("anvil")
+            self._order = (
+                (TraceStyle.PARITY, TraceStyle.GETH)
+                if anvil
+                else (TraceStyle.GETH, TraceStyle.PARITY)
+            )
+        return self._order
+
+    def trace_call(self, style: TraceStyle, number: int) -> Call:
+        if style is TraceStyle.GETH:
+            return ("debug_traceBlockByNumber", [_hex(number), {"tracer": "callTracer"}])
+        return ("trace_block", [_hex(number)])
+
     async def _traces_for(self, numbers: list[int]) -> list[tuple[TraceStyle, list[Any]]]:
-        out: list[tuple[TraceStyle, list[Any]]] = [(TraceStyle.NONE, [])] * len(numbers)
+        none: list[tuple[TraceStyle, list[Any]]] = [(TraceStyle.NONE, [])] * len(numbers)
         if self._traces is TraceStyle.NONE:
-            return out
-        geth = await self.client.batch(
-            [("debug_traceBlockByNumber", [_hex(n), {"tracer": "callTracer"}]) for n in numbers]
-        )
+            return none
+        first, second = await self.trace_order()
+        out = list(none)
+        answers = await self.client.batch([self.trace_call(first, n) for n in numbers])
         retry: list[int] = []
-        for i, r in enumerate(geth):
+        for i, r in enumerate(answers):
             if r.error is None and isinstance(r.result, list):
-                out[i] = (TraceStyle.GETH, r.result)
-                self._traces = self._traces or TraceStyle.GETH
+                out[i] = (first, r.result)
+                self._traces = self._traces or first
             else:
                 retry.append(i)
-        if retry:
-            parity = await self.client.batch([("trace_block", [_hex(numbers[i])]) for i in retry])
-            for i, r in zip(retry, parity, strict=True):
-                if r.error is None and isinstance(r.result, list):
-                    out[i] = (TraceStyle.PARITY, r.result)
-                    self._traces = self._traces or TraceStyle.PARITY
-                elif (
-                    self._traces in (None, TraceStyle.NONE)
-                    and _unsupported(r)
-                    and _unsupported(geth[i])
-                ):
-                    # Neither tracer exists on this node (concurrent fetches may learn it at
-                    # once): the whole chain is then untraced, never a mix.
-                    self._traces = TraceStyle.NONE
-                    return [(TraceStyle.NONE, [])] * len(numbers)
-                else:
-                    err = r.error or {}
-                    raise RpcError("trace_block", int(err.get("code", 0)), str(err.get("message")))
+        if not retry:
+            return out
+        again = await self.client.batch([self.trace_call(second, numbers[i]) for i in retry])
+        for i, r in zip(retry, again, strict=True):
+            if r.error is None and isinstance(r.result, list):
+                out[i] = (second, r.result)
+                self._traces = self._traces or second
+            elif (
+                self._traces in (None, TraceStyle.NONE)
+                and _unsupported(r)
+                and _unsupported(answers[i])
+            ):
+                # Neither tracer exists on this node (concurrent fetches may learn it at
+                # once): the whole chain is then untraced, never a mix.
+                self._traces = TraceStyle.NONE
+                return none
+            else:
+                err = r.error or answers[i].error or {}
+                method = self.trace_call(second, numbers[i])[0]
+                raise RpcError(method, int(err.get("code", 0)), str(err.get("message")))
         return out
 
     async def token_metadata(
