@@ -66,6 +66,7 @@ class EvmIndexer:
         chain_id: int,
         rpc_url: str,
         options: IndexerOptions | None = None,
+        write_lock: asyncio.Lock | None = None,
     ) -> None:
         self.source = source
         self.sink = sink
@@ -74,7 +75,8 @@ class EvmIndexer:
         self.options = options or IndexerOptions()
         self.progress = Progress()
         self._known_tokens: set[str] = set()
-        self._write_lock = asyncio.Lock()
+        # Shared by every chain's indexer of one process: the store has one writer.
+        self._write_lock = write_lock or asyncio.Lock()
 
     def resume_point(self) -> tuple[int, str | None]:
         last = self.sink.last_indexed(self.chain_id)

@@ -61,9 +61,9 @@ async def index_chains(
                 IndexerOptions(
                     chunk_blocks=options.chunk_blocks, native_balances=options.native_balances
                 ),
+                # One writer for the whole store: SQLite allows one, and it keeps Postgres simple.
+                write_lock=write_lock,
             )
-            # One writer for the whole store: SQLite allows one, and it keeps Postgres simple.
-            indexer._write_lock = write_lock
             indexers.append(indexer)
             if on_start is not None:
                 on_start(chain_id, url, indexer.progress)
