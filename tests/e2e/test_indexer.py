@@ -13,6 +13,7 @@ import random
 import pytest
 from sqlalchemy import Engine, func, select
 
+from avadata.indexer.enrich import NativeBalanceMode
 from avadata.indexer.run import RunOptions, index_chains
 from avadata.store import reads, schema
 from tests.support.dump import assert_same_rows, dump
@@ -142,8 +143,30 @@ def test_erc20_balances_at_past_blocks_match_balance_of(indexed) -> None:
     assert checked >= 50
 
 
-def test_native_balances_at_past_blocks_match_get_balance(indexed) -> None:
+def test_native_balance_snapshots_at_the_head_are_the_nodes(indexed) -> None:
+    """The default mode: each touched address's balance at the head the indexer saw."""
     chain, engine = indexed
+    node = Node(chain.rpc_url)
+    nb, t = schema.native_balances, schema.evm_txs
+    with engine.connect() as conn:
+        rows = conn.execute(select(nb.c.address, nb.c.block_number, nb.c.balance)).all()
+        senders = set(conn.execute(select(t.c.from_address).distinct()).scalars())
+    assert senders <= {r[0] for r in rows}
+    for address, block, balance in random.Random(2).sample(rows, 40):
+        assert balance == node.native_balance(address, block), (address, block)
+
+
+@pytest.fixture(scope="module")
+def indexed_history(devnet_chain, engine_factory):
+    engine: Engine = engine_factory()
+    options = RunOptions(once=True, chunk_blocks=25, native_balances=NativeBalanceMode.HISTORY)
+    asyncio.run(index_chains(engine, [devnet_chain.rpc_url], options))
+    return devnet_chain, engine
+
+
+def test_native_balances_at_past_blocks_match_get_balance(indexed_history) -> None:
+    """History mode (an archive node): exact at every block that touched the address."""
+    chain, engine = indexed_history
     node = Node(chain.rpc_url)
     head = node.head()
     rng = random.Random(5)

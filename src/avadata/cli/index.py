@@ -32,17 +32,25 @@ def index(
     ] = False,
     chunk_blocks: Annotated[int, typer.Option(min=1, max=10_000, help="blocks per write")] = 50,
     native_balances: Annotated[
-        bool, typer.Option(help="fetch eth_getBalance for touched addresses (native balances)")
-    ] = True,
+        str,
+        typer.Option(
+            help="native balance snapshots: head (default; any node), history (every touched "
+            "block; needs an archive node), off"
+        ),
+    ] = "head",
     poll: Annotated[
         float, typer.Option(min=0.1, help="seconds between head polls when following")
     ] = 2.0,
 ) -> None:
     from avadata.indexer.appliers import default_appliers
+    from avadata.indexer.enrich import NativeBalanceMode
     from avadata.indexer.run import RunOptions, index_chains
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate
 
+    if native_balances not in {m.value for m in NativeBalanceMode}:
+        typer.echo("avadata index: --native-balances must be head, history or off", err=True)
+        raise typer.Exit(2)
     if node is not None:
         typer.echo(
             "avadata index --node: primary-network indexing is not yet implemented", err=True
@@ -51,7 +59,10 @@ def index(
     engine = make_engine(db)
     migrate(engine)
     options = RunOptions(
-        once=once, poll_seconds=poll, chunk_blocks=chunk_blocks, native_balances=native_balances
+        once=once,
+        poll_seconds=poll,
+        chunk_blocks=chunk_blocks,
+        native_balances=NativeBalanceMode(native_balances),
     )
     with Progress(
         TextColumn("[bold]chain {task.fields[chain]}"),

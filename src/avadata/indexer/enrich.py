@@ -5,6 +5,8 @@ Indexer stage glue: asks the source, then hands the answers to pure decoders.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from avadata.decode.tokens import token_info
 from avadata.records import EvmBatch, NativeBalance, TokenStandard
 from avadata.sources.evm import EvmSource
@@ -38,8 +40,26 @@ def touched(batch: EvmBatch) -> list[tuple[str, int]]:
     return sorted(pairs, key=lambda p: (p[1], p[0]))
 
 
+class NativeBalanceMode(StrEnum):
+    """How native balances are snapshotted (see docs/architecture.md).
+
+    HEAD: each touched address at the node's head when the chunk is fetched: cheap on every node,
+    pruned ones included (they keep only recent state), so it is the default. HISTORY: each
+    touched address at every block that touched it: exact at any block, but needs an archive
+    node, and anvil rebuilds old state for each such call. OFF: none.
+    """
+
+    HEAD = "head"
+    HISTORY = "history"
+    OFF = "off"
+
+
 async def enrich(
-    source: EvmSource, batch: EvmBatch, known_tokens: set[str], *, native_balances: bool
+    source: EvmSource,
+    batch: EvmBatch,
+    known_tokens: set[str],
+    *,
+    native_balances: NativeBalanceMode,
 ) -> None:
     tokens = new_tokens(batch, known_tokens)
     if tokens:
@@ -48,11 +68,16 @@ async def enrich(
         for addr, results in zip(addresses, raw, strict=True):
             answers = [r.result if r.error is None else None for r in results]
             batch.tokens.append(token_info(batch.chain_id, addr, tokens[addr], answers))
-    if native_balances:
-        pairs = touched(batch)
-        if pairs:
-            values = await source.balances(pairs)
-            batch.native_balances.extend(
-                NativeBalance(batch.chain_id, addr, block, value)
-                for (addr, block), value in zip(pairs, values, strict=True)
-            )
+    if native_balances is NativeBalanceMode.OFF:
+        return
+    pairs = touched(batch)
+    if native_balances is NativeBalanceMode.HEAD and pairs:
+        # Every fact stored is exact ("after block H the balance was X"), H being the head.
+        head = await source.head()
+        pairs = [(address, head) for address in sorted({a for a, _ in pairs})]
+    if pairs:
+        values = await source.balances(pairs)
+        batch.native_balances.extend(
+            NativeBalance(batch.chain_id, addr, block, value)
+            for (addr, block), value in zip(pairs, values, strict=True)
+        )

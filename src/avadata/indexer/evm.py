@@ -15,7 +15,7 @@ from typing import Protocol
 
 from avadata.decode.evm import to_batch
 from avadata.errors import ContinuityError
-from avadata.indexer.enrich import enrich
+from avadata.indexer.enrich import NativeBalanceMode, enrich
 from avadata.records import EvmBatch
 from avadata.sources.evm import EvmSource
 
@@ -54,7 +54,7 @@ class Progress:
 class IndexerOptions:
     chunk_blocks: int = 50
     window: int = 3
-    native_balances: bool = True
+    native_balances: NativeBalanceMode = NativeBalanceMode.HEAD
     start_block: int = 0
 
 

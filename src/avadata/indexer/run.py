@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
+from avadata.indexer.enrich import NativeBalanceMode
 from avadata.indexer.evm import EvmIndexer, IndexerOptions, Progress
 from avadata.indexer.sink import Applier, StoreSink
 from avadata.sources.evm import EvmSource
@@ -19,7 +20,7 @@ class RunOptions:
     once: bool = True
     poll_seconds: float = 2.0
     chunk_blocks: int = 50
-    native_balances: bool = True
+    native_balances: NativeBalanceMode = NativeBalanceMode.HEAD
     max_in_flight: int = 4
     timeout: float = 30.0
 
