@@ -48,67 +48,33 @@ def bench(
     in_process: Annotated[
         bool, typer.Option(help="Time through an in-process test client instead of a server")
     ] = False,
+    write_docs: Annotated[
+        bool, typer.Option(help="record the result in docs/benchmarks.md")
+    ] = True,
 ) -> None:
-    """Write a synthetic chain with the rollup on, then time metric requests (p50/p99)."""
-    import tempfile
-    import warnings
-    from pathlib import Path
+    """Write a synthetic chain with the rollup on, then time metric requests (p50/p99).
 
-    from avadata.api.app import create_app
+    Example: avadata bench metrics --txs 1000000 --days 365
+    """
+    from avadata.bench.machine import describe, write_section
     from avadata.metrics import bench as b
-    from avadata.settings import Settings
-    from avadata.store import make_engine, migrate
+    from avadata.paths import REPO_ROOT
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from fastapi.testclient import TestClient
-
-    url = db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='avadata-bench-')) / 'bench.db'}"
-    engine = make_engine(url)
-    migrate(engine)
-    t = time.perf_counter()
-    parts = b.batches(1, txs=txs, days=days, accounts=accounts, chunk=200)
-    typer.echo(f"generated {txs} txs in {time.perf_counter() - t:.1f} s; writing to {url}")
-    w = b.write(engine, 1, parts)
-    engine.dispose()
-    typer.echo(
-        f"wrote {w.blocks} blocks, {w.txs} txs in {w.write_s:.1f} s; rollup {w.rollup_s:.1f} s "
-        f"= {w.share:.1%} of the write ({w.rollup_s / max(w.txs, 1) * 1e6:.0f} us/tx)"
+    result = b.run(
+        txs=txs,
+        days=days,
+        accounts=accounts,
+        rounds=rounds,
+        db=db,
+        in_process=in_process,
+        log=typer.echo,
     )
-    if in_process:
-        with TestClient(create_app(Settings(db_url=url))) as client:
-            lat = b.latency(lambda p, q: client.get(p, params=q).status_code, 1, rounds)
-    else:
-        # A real server in its own process (as deployed), one keep-alive client.
-        import socket
-        import subprocess
-        import sys
-
-        import httpx
-
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
-        server = subprocess.Popen(
-            [sys.executable, "-m", "avadata", "serve", "--db", url, "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            base = f"http://127.0.0.1:{port}"
-            with httpx.Client(base_url=base, timeout=30) as http:
-                deadline = time.monotonic() + 30
-                while True:
-                    try:
-                        http.get("/v2/chains")
-                        break
-                    except httpx.TransportError:
-                        if time.monotonic() > deadline:
-                            raise
-                        time.sleep(0.1)
-                lat = b.latency(lambda p, q: http.get(p, params=q).status_code, 1, rounds)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
-    for name, (p50, p99) in lat.summary().items():
-        typer.echo(f"{name:32s} p50 {p50:6.2f} ms  p99 {p99:6.2f} ms")
+    # The database URL is left out: the default is a fresh temp file, different every run.
+    command = (
+        f"avadata bench metrics --txs {txs} --days {days} --accounts {accounts}"
+        f" --rounds {rounds}" + (" --in-process" if in_process else "")
+    )
+    text = b.report(result, rounds=rounds, machine=describe(), command=command)
+    typer.echo(text)
+    if write_docs:
+        write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench metrics", text)
