@@ -37,8 +37,10 @@ class Settings(BaseSettings):
     native_token_symbol: str = "AVAX"
     native_token_decimals: int = 18
 
-    # Rate limits in requests per minute per client (IP, or API key when one is sent).
-    # 0 turns a limit off. Loopback clients are exempt unless rate_limit_loopback is set.
+    # Rate limits in requests per minute per client (IP, or API key when one is sent), for the
+    # Data API and the Metrics API alike (one limiter, one count per request; metrics needs no
+    # key, a key raises the limit on both). 0 turns a limit off. Loopback clients are exempt
+    # unless rate_limit_loopback is set.
     rate_limit_anonymous: int = Field(default=0, ge=0)
     rate_limit_keyed: int = Field(default=0, ge=0)
     rate_limit_loopback: bool = False

@@ -1,9 +1,12 @@
 """Per-client rate limits and API keys, as a pure ASGI middleware (no per-request task spawn).
 
-Stage: api. A request carrying `x-data-api-key` (the seed's header) or `x-glacier-api-key`
-(what the official SDK sends) is counted against its key with the key's limit (or
-`rate_limit_keyed`); an unknown or revoked key is a 401. Other requests count per client IP
-against `rate_limit_anonymous`. 0 means unlimited. Loopback clients are exempt unless
+Stage: api. The one limiter of the app: it serves the Data API and the Metrics API alike, so
+a request is counted exactly once whichever router answers it. A request carrying
+`x-data-api-key` (the seed's header) or `x-glacier-api-key` (what the official SDK sends) is
+counted against its key with the key's limit (or `rate_limit_keyed`); an unknown or revoked key
+is a 401. Other requests count per client IP against `rate_limit_anonymous`. The Metrics API
+needs no key (seed): a valid key still raises its limit, but an unknown or revoked one there
+counts as no key rather than a 401. 0 means unlimited. Loopback clients are exempt unless
 `rate_limit_loopback` is set. Over the limit: 429 with Retry-After (seconds to the next window).
 
 Counting is a fixed one-minute window per client, per process.
@@ -28,6 +31,8 @@ from avadata.settings import Settings
 WINDOW_S = 60.0
 _KEY_HEADERS = (b"x-data-api-key", b"x-glacier-api-key")
 _EXEMPT_PATHS = ("/docs", "/openapi.json", "/redoc")
+# The Metrics API's routes (v2 metrics and chains, the legacy avg_tps): no authentication.
+_KEYLESS_PATHS = ("/v2/", "/v1/avg_tps/")
 _KEY_CACHE_S = 30.0
 
 
@@ -95,11 +100,11 @@ class RateLimitMiddleware:
         client = scope.get("client")
         host = client[0] if client else None
         s = self.settings
-        if key is not None:
-            info = await anyio.to_thread.run_sync(self._key_info, key)
-            if info is None:
-                await error_response(401, "unknown or revoked API key")(scope, receive, send)
-                return
+        info = None if key is None else await anyio.to_thread.run_sync(self._key_info, key)
+        if key is not None and info is None and not str(scope["path"]).startswith(_KEYLESS_PATHS):
+            await error_response(401, "unknown or revoked API key")(scope, receive, send)
+            return
+        if info is not None:
             who, limit = f"key:{info.key_id}", info.rate_limit or s.rate_limit_keyed
         else:
             who, limit = f"ip:{host}", s.rate_limit_anonymous

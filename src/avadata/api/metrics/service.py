@@ -1,7 +1,8 @@
-"""Per-app state of the Metrics API: the token store and the rate limiter, built on first use.
+"""Per-app state of the Metrics API: the page-token store, built on first use.
 
 Stage: api. Built lazily from the Data API's AppState (settings + read-only engine), so
-create_app needs only one line to include the metrics router.
+create_app needs only one line to include the metrics router. Rate limiting is not here: the
+app's one limiter (avadata.api.limits) counts every request, metrics included, exactly once.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from avadata.api.deps import AppState
-from avadata.api.metrics.ratelimit import RateLimiter, client_of
 from avadata.api.metrics.tokens import TokenStore
 from avadata.store.engine import make_engine
 
@@ -24,7 +24,6 @@ _build_lock = threading.Lock()
 class MetricsState:
     app: AppState
     tokens: TokenStore
-    limiter: RateLimiter
 
 
 def _build(app: AppState) -> MetricsState:
@@ -34,7 +33,6 @@ def _build(app: AppState) -> MetricsState:
     return MetricsState(
         app=app,
         tokens=TokenStore(writer, reader=app.engine),
-        limiter=RateLimiter(s.rate_limit_anonymous, loopback_too=s.rate_limit_loopback),
     )
 
 
@@ -46,7 +44,6 @@ def metrics_state(request: Request) -> MetricsState:
             if st is None:
                 st = _build(request.app.state.avadata)
                 request.app.state.avadata_metrics = st
-    st.limiter.check(client_of(request))
     return st
 
 
