@@ -12,18 +12,10 @@ import re
 from fastapi import APIRouter, Path
 from sqlalchemy import Connection
 
-from avadata.api.data.listing import cut, with_token
+from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeTransactionsResponse
 from avadata.api.data.transactions import native_tx
-from avadata.api.deps import (
-    BlockTxPageSize,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    page,
-)
+from avadata.api.deps import BlockTxPageSize, ChainIdPath, PageSize, PageToken, State, chain_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.store.queries import blocks as queries
@@ -64,13 +56,18 @@ def list_blocks(
     st: State, chain_id: ChainIdPath, pageToken: PageToken = None, pageSize: PageSize = 10
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        pg = page(st, "blocks", {"chain": chain.chain_id}, pageToken, pageSize, arity=1)
-        rows, token = cut(
-            queries.list_blocks(conn, chain.chain_id, pg.after, pg.size + 1),
-            pg,
-            lambda r: (int(r.number),),
+        return keyset_page(
+            st,
+            "blocks",
+            {"chain": chain.chain_id},
+            pageToken,
+            pageSize,
+            arity=1,
+            fetch=lambda after, limit: queries.list_blocks(conn, chain.chain_id, after, limit),
+            position=lambda r: (int(r.number),),
+            key="blocks",
+            item=evm_block,
         )
-        return JsonResponse(with_token({"blocks": [evm_block(r) for r in rows]}, token))
 
 
 def resolve_block(conn: Connection, chain_id: int, block_id: str) -> int:
@@ -111,17 +108,17 @@ def block_transactions(
                 )
             rows = tx_queries.list_in_block(conn, chain.chain_id, number, None, None)
             return JsonResponse({"transactions": [native_tx(r) for r in rows]})
-        pg = page(
+        return keyset_page(
             st,
             "block-txs",
             {"chain": chain.chain_id, "block": number},
             pageToken,
             pageSize,
             arity=1,
+            fetch=lambda after, limit: tx_queries.list_in_block(
+                conn, chain.chain_id, number, after, limit
+            ),
+            position=lambda r: (int(r.tx_index),),
+            key="transactions",
+            item=native_tx,
         )
-        rows, token = cut(
-            tx_queries.list_in_block(conn, chain.chain_id, number, pg.after, pg.size + 1),
-            pg,
-            lambda r: (int(r.tx_index),),
-        )
-        return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, token))

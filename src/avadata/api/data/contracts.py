@@ -11,18 +11,10 @@ from typing import Any, cast
 
 from fastapi import APIRouter
 
-from avadata.api.data.listing import cut, with_token
+from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import AnyContract, ListContractsResponse
 from avadata.api.data.shapes import checksum
-from avadata.api.deps import (
-    AddressPath,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    page,
-)
+from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import contracts as queries
@@ -64,17 +56,17 @@ def list_deployments(
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
         deployer = address.lower()
-        pg = page(
+        return keyset_page(
             st,
             "deployments",
             {"chain": chain.chain_id, "deployer": deployer},
             pageToken,
             pageSize,
             arity=3,
+            fetch=lambda after, limit: queries.deployed_by(
+                conn, chain.chain_id, deployer, after, limit
+            ),
+            position=lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
+            key="contracts",
+            item=deployed_contract,
         )
-        rows, token = cut(
-            queries.deployed_by(conn, chain.chain_id, deployer, pg.after, pg.size + 1),
-            pg,
-            lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
-        )
-        return JsonResponse(with_token({"contracts": [deployed_contract(r) for r in rows]}, token))

@@ -11,23 +11,14 @@ from typing import cast
 
 from fastapi import APIRouter
 
-from avadata.api.data.listing import block_range, cut, with_token
+from avadata.api.data.listing import EndBlock, StartBlock, block_range_page
 from avadata.api.data.models import (
     InternalTransaction,
     InternalTxType,
     ListInternalTransactionsResponse,
 )
 from avadata.api.data.shapes import rich
-from avadata.api.data.transfers import EndBlock, StartBlock
-from avadata.api.deps import (
-    AddressPath,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    page,
-)
+from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import internals as queries
@@ -73,13 +64,19 @@ def list_internals(
     pageSize: PageSize = 10,
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        start, end = block_range(startBlock, endBlock)
         who = address.lower()
-        filters = {"chain": chain.chain_id, "address": who, "start": start, "end": end}
-        pg = page(st, "internals", filters, pageToken, pageSize, arity=3)
-        rows, token = cut(
-            queries.by_address(conn, chain.chain_id, who, start, end, pg.after, pg.size + 1),
-            pg,
-            lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
+        return block_range_page(
+            st,
+            "internals",
+            {"chain": chain.chain_id, "address": who},
+            startBlock,
+            endBlock,
+            pageToken,
+            pageSize,
+            fetch=lambda s, e, after, limit: queries.by_address(
+                conn, chain.chain_id, who, s, e, after, limit
+            ),
+            position=lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
+            key="transactions",
+            item=internal_tx,
         )
-        return JsonResponse(with_token({"transactions": [internal_tx(r) for r in rows]}, token))

@@ -6,27 +6,22 @@ burnt), ERC-1155 items have no owner. Metadata comes from the NFT metadata worke
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
-from avadata.api.data.listing import cut, with_token
+from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import Erc721Token, Erc1155Token, ListNftTokens
 from avadata.api.data.shapes import erc721_token, erc1155_token
-from avadata.api.deps import (
-    AddressPath,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    page,
-)
+from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import nfts as queries
+from avadata.store.queries.keyset import AnyRow
 
 router = APIRouter(tags=["NFTs"])
+
+
+def _collection_token(r: AnyRow) -> Erc721Token | Erc1155Token:
+    return erc1155_token(r) if r.standard == "ERC-1155" else erc721_token(r, owner=r.owner)
 
 
 @router.get(
@@ -44,24 +39,17 @@ def list_collection_tokens(
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
         token_address = address.lower()
-        pg = page(
+        return keyset_page(
             st,
             "nft-tokens",
             {"chain": chain.chain_id, "token": token_address},
             pageToken,
             pageSize,
             arity=1,
+            fetch=lambda after, limit: queries.collection_tokens(
+                conn, chain.chain_id, token_address, after, limit
+            ),
+            position=lambda r: (str(r.token_id),),
+            key="tokens",
+            item=_collection_token,
         )
-        rows, token = cut(
-            queries.collection_tokens(conn, chain.chain_id, token_address, pg.after, pg.size + 1),
-            pg,
-            lambda r: (str(r.token_id),),
-        )
-        items: list[Erc721Token | Erc1155Token] = []
-        for r in rows:
-            if r.standard == "ERC-1155":
-                items.append(erc1155_token(r))
-            else:
-                items.append(erc721_token(r, owner=r.owner))
-        body: dict[str, Any] = {"tokens": items}
-        return JsonResponse(with_token(body, token))

@@ -9,17 +9,10 @@ from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Query
 
-from avadata.api.data.listing import cut, with_token
+from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import ListNativeTransactionsResponse, Method, NativeTransaction
 from avadata.api.data.shapes import rich
-from avadata.api.deps import (
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    page,
-)
+from avadata.api.deps import ChainIdPath, PageSize, PageToken, State, chain_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import evm_txs as queries
@@ -80,11 +73,18 @@ def list_latest(
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
         filters = {"chain": chain.chain_id, "status": status}
-        pg = page(st, "latest-txs", filters, pageToken, pageSize, arity=2)
         success = None if status is None else status == "success"
-        rows, token = cut(
-            queries.list_latest(conn, chain.chain_id, success, pg.after, pg.size + 1),
-            pg,
-            lambda r: (int(r.block_number), int(r.tx_index)),
+        return keyset_page(
+            st,
+            "latest-txs",
+            filters,
+            pageToken,
+            pageSize,
+            arity=2,
+            fetch=lambda after, limit: queries.list_latest(
+                conn, chain.chain_id, success, after, limit
+            ),
+            position=lambda r: (int(r.block_number), int(r.tx_index)),
+            key="transactions",
+            item=native_tx,
         )
-        return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, token))

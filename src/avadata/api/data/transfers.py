@@ -5,12 +5,12 @@ Stage: api. Newest first; startBlock inclusive, endBlock exclusive, open ends al
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 from sqlalchemy import Connection
 
-from avadata.api.data.listing import block_range, cut, with_token
+from avadata.api.data.listing import EndBlock, StartBlock, block_range_page
 from avadata.api.data.models import (
     ListErc20TransactionsResponse,
     ListErc721TransactionsResponse,
@@ -18,32 +18,12 @@ from avadata.api.data.models import (
     ListTransfersResponse,
 )
 from avadata.api.data.shapes import transfer
-from avadata.api.deps import (
-    AddressPath,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    page,
-)
+from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import transfers as queries
 
 router = APIRouter(tags=["EVM transfers"])
-
-# Block numbers are stored as 64-bit integers: a larger bound could only match nothing, and
-# SQLite refuses to bind it, so it is a 400 rather than a failed query.
-MAX_BLOCK = 2**63 - 1
-StartBlock = Annotated[
-    int | None,
-    Query(alias="startBlock", ge=0, le=MAX_BLOCK, description="First block, inclusive"),
-]
-EndBlock = Annotated[
-    int | None,
-    Query(alias="endBlock", ge=0, le=MAX_BLOCK, description="Last block, exclusive"),
-]
 
 
 def _position(r: Any) -> tuple[int, int, int]:
@@ -61,16 +41,22 @@ def _by_address(
     token: str | None,
     size: int,
 ) -> JsonResponse:
-    start, end = block_range(start, end)
     address = address.lower()
-    filters = {"chain": chain_id, "address": address, "start": start, "end": end}
-    pg = page(st, f"transfers:{standard}", filters, token, size, arity=3)
-    rows, next_token = cut(
-        queries.by_address(conn, chain_id, address, standard, start, end, pg.after, pg.size + 1),
-        pg,
-        _position,
+    return block_range_page(
+        st,
+        f"transfers:{standard}",
+        {"chain": chain_id, "address": address},
+        start,
+        end,
+        token,
+        size,
+        fetch=lambda s, e, after, limit: queries.by_address(
+            conn, chain_id, address, standard, s, e, after, limit
+        ),
+        position=_position,
+        key="transactions",
+        item=transfer,
     )
-    return JsonResponse(with_token({"transactions": [transfer(r) for r in rows]}, next_token))
 
 
 @router.get(
@@ -152,15 +138,19 @@ def list_token_transfers(
     pageSize: PageSize = 10,
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        start, end = block_range(startBlock, endBlock)
         token_address = address.lower()
-        filters = {"chain": chain.chain_id, "token": token_address, "start": start, "end": end}
-        pg = page(st, "token-transfers", filters, pageToken, pageSize, arity=3)
-        rows, next_token = cut(
-            queries.by_token(
-                conn, chain.chain_id, token_address, start, end, pg.after, pg.size + 1
+        return block_range_page(
+            st,
+            "token-transfers",
+            {"chain": chain.chain_id, "token": token_address},
+            startBlock,
+            endBlock,
+            pageToken,
+            pageSize,
+            fetch=lambda s, e, after, limit: queries.by_token(
+                conn, chain.chain_id, token_address, s, e, after, limit
             ),
-            pg,
-            _position,
+            position=_position,
+            key="transfers",
+            item=transfer,
         )
-        return JsonResponse(with_token({"transfers": [transfer(r) for r in rows]}, next_token))

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params
+from avadata.store.queries.keyset import AnyRow, newest_in_range, run_in_range
 from avadata.store.schema import internal_call_participants, internal_calls
 
 
@@ -36,14 +36,12 @@ def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
         )
         .where(p.chain_id == bindparam("chain"), p.address == bindparam("address"), i.depth > 0)
     )
-    if has_start:
-        stmt = stmt.where(p.block_number >= bindparam("start"))
-    if paged:
-        stmt = stmt.where(after_desc_param([p.block_number, p.tx_index, p.trace_index]))
-    elif has_end:
-        stmt = stmt.where(p.block_number < bindparam("end"))
-    return stmt.order_by(p.block_number.desc(), p.tx_index.desc(), p.trace_index.desc()).limit(
-        bindparam("limit")
+    return newest_in_range(
+        stmt,
+        [p.block_number, p.tx_index, p.trace_index],
+        has_start=has_start,
+        paged=paged,
+        has_end=has_end,
     )
 
 
@@ -56,14 +54,5 @@ def by_address(
     after: Sequence[Any] | None,
     limit: int,
 ) -> Sequence[AnyRow]:
-    params: dict[str, Any] = {
-        "chain": chain_id,
-        "address": address,
-        "start": start,
-        "end": end,
-        "limit": limit,
-    }
-    if after is not None:
-        params.update(position_params(after))
-    stmt = _by_address(start is not None, after is not None, end is not None)
-    return conn.execute(stmt, params).all()
+    filters = {"chain": chain_id, "address": address}
+    return run_in_range(conn, _by_address, filters, start, end, after, limit)

@@ -7,10 +7,10 @@ turn them into one index range (checked with EXPLAIN QUERY PLAN on SQLite).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from sqlalchemy import ColumnElement, Row, bindparam, literal, tuple_
+from sqlalchemy import ColumnElement, Connection, Row, Select, bindparam, literal, tuple_
 
 # A result row of any width (SQLAlchemy 2.1 types rows by their column tuple).
 AnyRow: TypeAlias = Row[*tuple[Any, ...]]
@@ -46,3 +46,40 @@ def after_desc_param(cols: Sequence[Any]) -> ColumnElement[bool]:
 
 def position_params(position: Sequence[Any]) -> dict[str, Any]:
     return {f"k{i}": v for i, v in enumerate(position)}
+
+
+# Block-range lists (transfers, internal transactions): the same three bounds and the same
+# parameters for every such query, so each query states only its table, join and filters.
+RangeShape: TypeAlias = Callable[[bool, bool, bool], Select[Any]]
+
+
+def newest_in_range(
+    stmt: Select[Any], keys: Sequence[Any], *, has_start: bool, paged: bool, has_end: bool
+) -> Select[Any]:
+    """`stmt` within blocks [start, end) (keys[0] is the block number), after the position
+    k0, k1, ... when paged, newest first, `limit` rows."""
+    if has_start:
+        stmt = stmt.where(keys[0] >= bindparam("start"))
+    if paged:
+        # The position is inside [start, end) already, so it replaces the end bound.
+        stmt = stmt.where(after_desc_param(keys))
+    elif has_end:
+        stmt = stmt.where(keys[0] < bindparam("end"))
+    return stmt.order_by(*(k.desc() for k in keys)).limit(bindparam("limit"))
+
+
+def run_in_range(
+    conn: Connection,
+    shape: RangeShape,
+    filters: dict[str, Any],
+    start: int | None,
+    end: int | None,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    """Execute the prepared `shape(has_start, paged, has_end)` with `filters` and the range."""
+    params: dict[str, Any] = {**filters, "start": start, "end": end, "limit": limit}
+    if after is not None:
+        params.update(position_params(after))
+    stmt = shape(start is not None, after is not None, end is not None)
+    return conn.execute(stmt, params).all()

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params
+from avadata.store.queries.keyset import AnyRow, newest_in_range, run_in_range
 from avadata.store.schema import nft_tokens, token_transfers, tokens, transfer_participants
 
 _T = token_transfers.c
@@ -56,13 +56,6 @@ def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
         p.address == bindparam("address"),
         p.standard == bindparam("standard"),
     )
-    if has_start:
-        stmt = stmt.where(p.block_number >= bindparam("start"))
-    if paged:
-        # The position is inside [start, end) already, so it replaces the end bound.
-        stmt = stmt.where(after_desc_param([p.block_number, p.log_index, p.batch_index]))
-    elif has_end:
-        stmt = stmt.where(p.block_number < bindparam("end"))
     base = _joins(
         transfer_participants.join(
             token_transfers,
@@ -74,9 +67,12 @@ def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
             ),
         )
     )
-    stmt = _with_token_info(stmt.select_from(base))
-    return stmt.order_by(p.block_number.desc(), p.log_index.desc(), p.batch_index.desc()).limit(
-        bindparam("limit")
+    return newest_in_range(
+        _with_token_info(stmt.select_from(base)),
+        [p.block_number, p.log_index, p.batch_index],
+        has_start=has_start,
+        paged=paged,
+        has_end=has_end,
     )
 
 
@@ -91,18 +87,8 @@ def by_address(
     limit: int,
 ) -> Sequence[AnyRow]:
     """Transfers of `standard` where `address` is sender or receiver, newest first."""
-    params: dict[str, Any] = {
-        "chain": chain_id,
-        "address": address,
-        "standard": standard,
-        "start": start,
-        "end": end,
-        "limit": limit,
-    }
-    if after is not None:
-        params.update(position_params(after))
-    stmt = _by_address(start is not None, after is not None, end is not None)
-    return conn.execute(stmt, params).all()
+    filters = {"chain": chain_id, "address": address, "standard": standard}
+    return run_in_range(conn, _by_address, filters, start, end, after, limit)
 
 
 @functools.cache
@@ -110,15 +96,12 @@ def _by_token(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
     stmt = select(token_transfers).where(
         _T.chain_id == bindparam("chain"), _T.token == bindparam("token")
     )
-    if has_start:
-        stmt = stmt.where(_T.block_number >= bindparam("start"))
-    if paged:
-        stmt = stmt.where(after_desc_param([_T.block_number, _T.log_index, _T.batch_index]))
-    elif has_end:
-        stmt = stmt.where(_T.block_number < bindparam("end"))
-    stmt = _with_token_info(stmt.select_from(_joins(token_transfers)))
-    return stmt.order_by(_T.block_number.desc(), _T.log_index.desc(), _T.batch_index.desc()).limit(
-        bindparam("limit")
+    return newest_in_range(
+        _with_token_info(stmt.select_from(_joins(token_transfers))),
+        [_T.block_number, _T.log_index, _T.batch_index],
+        has_start=has_start,
+        paged=paged,
+        has_end=has_end,
     )
 
 
@@ -132,14 +115,6 @@ def by_token(
     limit: int,
 ) -> Sequence[AnyRow]:
     """Transfers of one token contract (any standard), newest first."""
-    params: dict[str, Any] = {
-        "chain": chain_id,
-        "token": token,
-        "start": start,
-        "end": end,
-        "limit": limit,
-    }
-    if after is not None:
-        params.update(position_params(after))
-    stmt = _by_token(start is not None, after is not None, end is not None)
-    return conn.execute(stmt, params).all()
+    return run_in_range(
+        conn, _by_token, {"chain": chain_id, "token": token}, start, end, after, limit
+    )
