@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, bindparam, func, select, tuple_
+from sqlalchemy import Connection, Select, bindparam, func, select, tuple_
 
 from avadata.store.queries.keyset import AnyRow
-from avadata.store.schema import erc20_balances, erc721_owners, native_balances, nft_tokens, tokens
+from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
+from avadata.store.schema import erc20_balances, erc721_owners, native_balances, tokens
 
 _N = native_balances.c
 _NATIVE_AT = (
@@ -134,7 +135,6 @@ def erc20_at(
 def _owned(by_contract: bool, paged: bool) -> Select[Any]:
     o = erc721_owners.c
     tk = tokens.c
-    nf = nft_tokens.c
     stmt = (
         select(
             o.token,
@@ -142,23 +142,9 @@ def _owned(by_contract: bool, paged: bool) -> Select[Any]:
             o.owner,
             tk.name.label("token_name"),
             tk.symbol.label("token_symbol"),
-            nf.token_uri,
-            nf.index_status,
-            nf.name.label("nft_name"),
-            nf.description.label("nft_description"),
-            nf.image_uri,
-            nf.external_url,
-            nf.metadata_json,
-            nf.last_updated,
+            *nft_metadata_columns(),
         )
-        .select_from(
-            erc721_owners.outerjoin(
-                tokens, and_(tk.chain_id == o.chain_id, tk.address == o.token)
-            ).outerjoin(
-                nft_tokens,
-                and_(nf.chain_id == o.chain_id, nf.token == o.token, nf.token_id == o.token_id),
-            )
-        )
+        .select_from(join_token_info(erc721_owners, o.chain_id, o.token, o.token_id))
         .where(o.chain_id == bindparam("chain"), o.owner == bindparam("owner"))
     )
     if by_contract:

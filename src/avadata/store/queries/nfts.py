@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import Connection, Select, and_, bindparam, select
 
 from avadata.store.queries.keyset import AnyRow
+from avadata.store.queries.tokeninfo import nft_metadata_columns
 from avadata.store.schema import erc721_owners, nft_tokens, tokens
 
 
@@ -25,14 +26,7 @@ def _collection(paged: bool) -> Select[Any]:
             nf.token,
             nf.token_id,
             nf.standard,
-            nf.token_uri,
-            nf.index_status,
-            nf.name.label("nft_name"),
-            nf.description.label("nft_description"),
-            nf.image_uri,
-            nf.external_url,
-            nf.metadata_json,
-            nf.last_updated,
+            *nft_metadata_columns(),
             o.owner,
             tk.name.label("token_name"),
             tk.symbol.label("token_symbol"),

@@ -14,38 +14,24 @@ from typing import Any
 from sqlalchemy import Connection, Select, and_, bindparam, select
 
 from avadata.store.queries.keyset import AnyRow, newest_in_range, run_in_range
-from avadata.store.schema import nft_tokens, token_transfers, tokens, transfer_participants
+from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
+from avadata.store.schema import token_transfers, tokens, transfer_participants
 
 _T = token_transfers.c
 
 
 def _with_token_info(stmt: Select[Any]) -> Select[Any]:
     tk = tokens.c
-    nf = nft_tokens.c
     return stmt.add_columns(
         tk.name.label("token_name"),
         tk.symbol.label("token_symbol"),
         tk.decimals.label("token_decimals"),
-        nf.token_uri,
-        nf.index_status,
-        nf.name.label("nft_name"),
-        nf.description.label("nft_description"),
-        nf.image_uri,
-        nf.external_url,
-        nf.metadata_json,
-        nf.last_updated,
+        *nft_metadata_columns(),
     )
 
 
 def _joins(base: Any) -> Any:
-    tk = tokens.c
-    nf = nft_tokens.c
-    return base.outerjoin(
-        tokens, and_(tk.chain_id == _T.chain_id, tk.address == _T.token)
-    ).outerjoin(
-        nft_tokens,
-        and_(nf.chain_id == _T.chain_id, nf.token == _T.token, nf.token_id == _T.token_id),
-    )
+    return join_token_info(base, _T.chain_id, _T.token, _T.token_id)
 
 
 @functools.cache
