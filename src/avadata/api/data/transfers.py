@@ -59,67 +59,54 @@ def _by_address(
     )
 
 
-@router.get(
-    "/v1/chains/{chainId}/addresses/{address}/transactions:listErc20",
-    operation_id="listErc20Transactions",
-    responses={200: {"model": ListErc20TransactionsResponse}, **ERROR_RESPONSES},
-    response_model=None,
+def _address_route(standard: str, verb: str, operation_id: str, model: type, name: str) -> None:
+    """Register transactions:list<verb>: the three standards differ only in these names."""
+
+    def route(
+        st: State,
+        chain_id: ChainIdPath,
+        address: AddressPath,
+        startBlock: StartBlock = None,
+        endBlock: EndBlock = None,
+        pageToken: PageToken = None,
+        pageSize: PageSize = 10,
+    ) -> JsonResponse:
+        with chain_conn(st, chain_id) as (conn, chain):
+            return _by_address(
+                st,
+                conn,
+                chain.chain_id,
+                address,
+                standard,
+                startBlock,
+                endBlock,
+                pageToken,
+                pageSize,
+            )
+
+    # The OpenAPI summary is derived from the function's name ("List Erc20"): keep it per route.
+    route.__name__ = route.__qualname__ = name
+    router.get(
+        f"/v1/chains/{{chainId}}/addresses/{{address}}/transactions:{verb}",
+        operation_id=operation_id,
+        responses={200: {"model": model}, **ERROR_RESPONSES},
+        response_model=None,
+    )(route)
+
+
+_address_route(
+    "ERC-20", "listErc20", "listErc20Transactions", ListErc20TransactionsResponse, "list_erc20"
 )
-def list_erc20(
-    st: State,
-    chain_id: ChainIdPath,
-    address: AddressPath,
-    startBlock: StartBlock = None,
-    endBlock: EndBlock = None,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-) -> JsonResponse:
-    with chain_conn(st, chain_id) as (conn, chain):
-        return _by_address(
-            st, conn, chain.chain_id, address, "ERC-20", startBlock, endBlock, pageToken, pageSize
-        )
-
-
-@router.get(
-    "/v1/chains/{chainId}/addresses/{address}/transactions:listErc721",
-    operation_id="listErc721Transactions",
-    responses={200: {"model": ListErc721TransactionsResponse}, **ERROR_RESPONSES},
-    response_model=None,
+_address_route(
+    "ERC-721", "listErc721", "listErc721Transactions", ListErc721TransactionsResponse, "list_erc721"
 )
-def list_erc721(
-    st: State,
-    chain_id: ChainIdPath,
-    address: AddressPath,
-    startBlock: StartBlock = None,
-    endBlock: EndBlock = None,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-) -> JsonResponse:
-    with chain_conn(st, chain_id) as (conn, chain):
-        return _by_address(
-            st, conn, chain.chain_id, address, "ERC-721", startBlock, endBlock, pageToken, pageSize
-        )
-
-
-@router.get(
-    "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155",
-    operation_id="listErc1155Transactions",
-    responses={200: {"model": ListErc1155TransactionsResponse}, **ERROR_RESPONSES},
-    response_model=None,
+_address_route(
+    "ERC-1155",
+    "listErc1155",
+    "listErc1155Transactions",
+    ListErc1155TransactionsResponse,
+    "list_erc1155",
 )
-def list_erc1155(
-    st: State,
-    chain_id: ChainIdPath,
-    address: AddressPath,
-    startBlock: StartBlock = None,
-    endBlock: EndBlock = None,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-) -> JsonResponse:
-    with chain_conn(st, chain_id) as (conn, chain):
-        return _by_address(
-            st, conn, chain.chain_id, address, "ERC-1155", startBlock, endBlock, pageToken, pageSize
-        )
 
 
 @router.get(
