@@ -30,4 +30,3 @@ def engine_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callabl
     yield make
     for engine in made:
         engine.dispose()
-
