@@ -22,7 +22,7 @@ from avadata.api.data.models import (
     ListErc721BalancesResponse,
     NativeTokenBalance,
 )
-from avadata.api.data.shapes import checksum, erc721_metadata, money
+from avadata.api.data.shapes import checksum, erc721_token, money
 from avadata.api.deps import (
     AddressPath,
     AppState,
@@ -195,18 +195,16 @@ def list_erc721_balances(
             pg,
             lambda r: (str(r.token), str(r.token_id)),
         )
-        items: list[Erc721TokenBalance] = [
-            {
-                "address": checksum(r.token),
-                "name": r.token_name or "",
-                "symbol": r.token_symbol or "",
-                "ercType": "ERC-721",
-                "tokenId": str(r.token_id),
-                "tokenUri": r.token_uri or "",
-                "metadata": erc721_metadata(r),
-                "ownerAddress": checksum(r.owner),
-                "chainId": str(chain.chain_id),
-            }
+        # The collection list's token, always with its owner (the holder), and the chain.
+        items = [
+            cast(
+                Erc721TokenBalance,
+                {
+                    **erc721_token(r),
+                    "ownerAddress": checksum(r.owner),
+                    "chainId": str(chain.chain_id),
+                },
+            )
             for r in rows
         ]
         latest = block_queries.latest_number(conn, chain.chain_id)

@@ -17,7 +17,7 @@ from avadata.api.data.models import (
     InternalTxType,
     ListInternalTransactionsResponse,
 )
-from avadata.api.data.shapes import rich
+from avadata.api.data.shapes import tx_ref
 from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
@@ -33,19 +33,15 @@ _OPS = frozenset(
 
 def internal_tx(row: AnyRow) -> InternalTransaction:
     op = str(row.call_type).upper()
-    return {
-        "blockNumber": str(row.block_number),
-        "blockTimestamp": int(row.block_timestamp),
-        "blockHash": row.block_hash,
-        "txHash": row.tx_hash,
-        "from": rich(row.from_address),
-        "to": rich(row.to_address),
-        "internalTxType": cast(InternalTxType, op if op in _OPS else "UNKNOWN"),
-        "value": str(row.value),
-        "isReverted": bool(row.reverted),
-        "gasUsed": str(row.gas_used),
-        "gasLimit": str(row.gas),
-    }
+    item = tx_ref(row)
+    item.update(
+        internalTxType=cast(InternalTxType, op if op in _OPS else "UNKNOWN"),
+        value=str(row.value),
+        isReverted=bool(row.reverted),
+        gasUsed=str(row.gas_used),
+        gasLimit=str(row.gas),
+    )
+    return cast(InternalTransaction, item)
 
 
 @router.get(

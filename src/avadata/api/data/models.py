@@ -113,7 +113,8 @@ class Erc20Token(TypedDict):
     price: NotRequired[Money]
 
 
-class Erc721TokenMetadata(TypedDict):
+class _NftMetadata(TypedDict):
+    # The members both NFT standards share; each schema is still served flat under its name.
     indexStatus: IndexStatus
     metadataLastUpdatedTimestamp: NotRequired[int]
     name: NotRequired[str]
@@ -123,19 +124,13 @@ class Erc721TokenMetadata(TypedDict):
     animationUri: NotRequired[str]
     externalUrl: NotRequired[str]
     background: NotRequired[str]
+
+
+class Erc721TokenMetadata(_NftMetadata):
     attributes: NotRequired[str]
 
 
-class Erc1155TokenMetadata(TypedDict):
-    indexStatus: IndexStatus
-    metadataLastUpdatedTimestamp: NotRequired[int]
-    name: NotRequired[str]
-    symbol: NotRequired[str]
-    imageUri: NotRequired[str]
-    description: NotRequired[str]
-    animationUri: NotRequired[str]
-    externalUrl: NotRequired[str]
-    background: NotRequired[str]
+class Erc1155TokenMetadata(_NftMetadata):
     decimals: NotRequired[int]
     properties: NotRequired[str]
 

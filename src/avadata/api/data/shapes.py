@@ -7,7 +7,7 @@ null), writes big numbers as decimal strings and checksums addresses.
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 import orjson
 from eth_utils.address import to_checksum_address
@@ -37,21 +37,8 @@ _STATUS_WORDS: dict[str, IndexStatus] = {
     "failed": "UNREACHABLE_TOKEN_URI",
     "unindexable": "INVALID_TOKEN_URI",
 }
-_STATUSES: frozenset[str] = frozenset(
-    {
-        "UNKNOWN",
-        "MISSING_TOKEN",
-        "INVALID_TOKEN_URI",
-        "INVALID_TOKEN_URI_SCHEME",
-        "UNREACHABLE_TOKEN_URI",
-        "THROTTLED_TOKEN_URI",
-        "METADATA_CONTENT_TOO_LARGE",
-        "INVALID_METADATA",
-        "INVALID_METADATA_JSON",
-        "INDEXED",
-        "UNINDEXED",
-    }
-)
+# The stored status is served only if the reference knows it: the set is the Literal's own.
+_STATUSES: frozenset[str] = frozenset(get_args(IndexStatus))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -173,17 +160,23 @@ def erc1155_token(row: AnyRow) -> Erc1155Token:
     }
 
 
-def transfer(row: AnyRow) -> Erc20Transfer | Erc721Transfer | Erc1155Transfer:
-    """A token_transfers row (with token info) as the item its standard calls for."""
-    base: dict[str, Any] = {
+def tx_ref(row: AnyRow) -> dict[str, Any]:
+    """Where a transfer or internal transaction happened and between whom: the members every
+    such item starts with, in the reference's order."""
+    return {
         "blockNumber": str(row.block_number),
         "blockTimestamp": int(row.block_timestamp),
         "blockHash": row.block_hash,
         "txHash": row.tx_hash,
         "from": rich(row.from_address),
         "to": rich(row.to_address),
-        "logIndex": int(row.log_index),
     }
+
+
+def transfer(row: AnyRow) -> Erc20Transfer | Erc721Transfer | Erc1155Transfer:
+    """A token_transfers row (with token info) as the item its standard calls for."""
+    base = tx_ref(row)
+    base["logIndex"] = int(row.log_index)
     if row.standard == "ERC-721":
         base["erc721Token"] = erc721_token(row)
         return cast(Erc721Transfer, base)
