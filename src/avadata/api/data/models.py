@@ -271,15 +271,8 @@ class ListErc20BalancesResponse(TypedDict):
     erc20TokenBalances: list[Erc20TokenBalance]
 
 
-class Erc721TokenBalance(TypedDict):
-    address: str
-    name: str
-    symbol: str
-    ercType: Literal["ERC-721"]
-    tokenId: str
-    tokenUri: str
-    metadata: Erc721TokenMetadata
-    ownerAddress: NotRequired[str]
+class Erc721TokenBalance(Erc721Token):
+    # The collection list's token plus its chain (the schema is still served flat).
     chainId: str
 
 
