@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import threading
+import subprocess
+import sys
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -35,26 +36,26 @@ def test_upgrade_empty_database(empty_db_url):
 
 
 def test_concurrent_migrations_serialise(empty_db_url):
-    """Several processes may start at once (indexer workers, API): all upgrades succeed."""
-    engines = [make_engine(empty_db_url) for _ in range(3)]
-    errors = []
+    """Several processes may start at once (indexer workers, API): all upgrades succeed.
 
-    def run(eng):
-        try:
-            migrate(eng)
-        except Exception as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(e,)) for e in engines]
+    Processes, not threads: Alembic keeps its migration context in module globals, so threads of
+    one process would share it, which no deployment does.
+    """
+    code = (
+        "import sys\n"
+        "from avadata.store import make_engine, migrate\n"
+        "migrate(make_engine(sys.argv[1]))\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, empty_db_url], stderr=subprocess.PIPE)
+        for _ in range(3)
+    ]
+    errors = [p.communicate(timeout=120)[1].decode() for p in procs if p.wait(timeout=120) != 0]
+    assert errors == []
+    eng = make_engine(empty_db_url)
     try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=120)
-        assert errors == []
-        with engines[0].connect() as conn:
+        with eng.connect() as conn:
             ctx = MigrationContext.configure(conn)
             assert ctx.get_current_revision() == heads()[0]
     finally:
-        for e in engines:
-            e.dispose()
+        eng.dispose()

@@ -19,6 +19,8 @@ The divergences, all of them:
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -33,14 +35,15 @@ _MIGRATION_LOCK_ID = 0x61766164  # "avad"
 
 # Each PRAGMA with its reason; applied on every new SQLite connection of a writer engine.
 _SQLITE_WRITER_PRAGMAS: tuple[tuple[str, str], ...] = (
+    # Wait up to 10 s for a lock instead of failing at once with SQLITE_BUSY (first, so that
+    # the pragmas below wait too).
+    ("busy_timeout", "10000"),
     # Readers never block the writer and the writer never blocks readers (one indexer, many API
     # processes). Persistent in the file; set by the writer since a read-only handle cannot.
     ("journal_mode", "WAL"),
     # In WAL mode NORMAL loses no committed data on a process crash and never corrupts; a power
     # cut may drop the last commits, which the indexer re-fetches from its cursor.
     ("synchronous", "NORMAL"),
-    # Wait up to 10 s for a lock instead of failing at once with SQLITE_BUSY.
-    ("busy_timeout", "10000"),
     # SQLite ignores declared foreign keys unless each connection asks for them.
     ("foreign_keys", "ON"),
     # A 64 MiB page cache: bulk inserts touch many index pages per transaction.
@@ -54,6 +57,21 @@ _SQLITE_READER_PRAGMAS: tuple[tuple[str, str], ...] = (
     # Belt and braces on top of mode=ro: any write through this handle is an error.
     ("query_only", "ON"),
 )
+
+
+def _pragma(cur: Any, name: str, value: str) -> None:
+    """Set one PRAGMA. Switching a new file to WAL needs an exclusive lock, and SQLite answers
+    "database is locked" at once (without its busy handler) while another connection of a
+    process starting at the same moment holds the file: retry that case for up to 10 s."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            cur.execute(f"PRAGMA {name}={value}")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def is_sqlite_url(url: str) -> bool:
@@ -107,7 +125,7 @@ def install_hooks(engine: Engine, *, read_only: bool) -> None:
         cur = dbapi_connection.cursor()
         try:
             for name, value in pragmas:
-                cur.execute(f"PRAGMA {name}={value}")
+                _pragma(cur, name, value)
         finally:
             cur.close()
 
