@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from avadata.decode.codec import containers
+from avadata.decode.codec.cblock import CChainBlock
 from avadata.decode.codec.ids import cb58_encode
 
 
@@ -23,6 +24,8 @@ class BlockFacts:
 
 
 def block_timestamp(c: containers.Container) -> int | None:
+    if isinstance(c.inner, CChainBlock):
+        return int(c.inner.header_dict()["timestamp"])
     inner_time = getattr(c.inner, "time", None)
     if isinstance(inner_time, int):
         return inner_time
@@ -34,7 +37,11 @@ def block_timestamp(c: containers.Container) -> int | None:
 
 def block_facts(chain: str, raw: bytes) -> BlockFacts:
     c = containers.decode_container(chain, raw)
-    height = getattr(c.inner, "height", None)
+    height = (
+        c.inner.header_dict()["number"]
+        if isinstance(c.inner, CChainBlock)
+        else getattr(c.inner, "height", None)
+    )
     return BlockFacts(
         block_id=cb58_encode(c.id_bytes),
         height=height if isinstance(height, int) else None,

@@ -477,6 +477,88 @@ api_secrets = Table(
     PrimaryKeyConstraint("name"),
 )
 
+# Primary network (P, X and C atomic), fed from the Index API by indexer/primary.py.
+# Keyed by the chain's cb58 blockchain ID: these chains have no EVM chain ID for `cursors`.
+primary_cursors = Table(
+    "primary_cursors",
+    metadata,
+    Column("blockchain_id", String(64), nullable=False),
+    # The last Index API container whose rows are all committed, and its ID.
+    Column("container_index", BigInteger, nullable=False),
+    Column("container_id", String(64), nullable=False),
+    PrimaryKeyConstraint("blockchain_id"),
+)
+
+# One row per transaction; `body` is its JSON-ready Data API fields (codec render + UTXOs).
+primary_txs = Table(
+    "primary_txs",
+    metadata,
+    Column("blockchain_id", String(64), nullable=False),
+    Column("tx_hash", String(64), nullable=False),
+    Column("tx_type", String(64), nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("block_hash", String(64), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    # Position inside the block: keyset order is (timestamp, block, position).
+    Column("tx_index", Integer, nullable=False),
+    Column("body", Text, nullable=False),
+    PrimaryKeyConstraint("blockchain_id", "tx_hash"),
+    Index(None, "blockchain_id", "block_timestamp", "block_number", "tx_index"),
+)
+
+# The UTXO set: created on one chain, maybe consumed on another (imports).
+primary_utxos = Table(
+    "primary_utxos",
+    metadata,
+    Column("utxo_id", String(64), nullable=False),
+    Column("created_on", String(64), nullable=False),
+    Column("tx_hash", String(64), nullable=False),
+    Column("output_index", Integer, nullable=False),
+    Column("asset_id", String(64), nullable=False),
+    Column("amount", U256(), nullable=False),
+    Column("addresses", Text, nullable=False),
+    Column("threshold", Integer, nullable=False),
+    Column("platform_locktime", BigInteger, nullable=False),
+    Column("stakeable_locktime", BigInteger),
+    Column("staked", Boolean(create_constraint=False), nullable=False),
+    Column("reward_type", String(16)),
+    Column("utxo_bytes", Text, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("consumed_on", String(64)),
+    Column("consuming_tx_hash", String(64)),
+    Column("consuming_block_number", BigInteger),
+    Column("consuming_block_timestamp", BigInteger),
+    PrimaryKeyConstraint("utxo_id"),
+)
+
+# Address links for keyset listing; the key is all they hold.
+primary_address_txs = Table(
+    "primary_address_txs",
+    metadata,
+    Column("address", String(120), nullable=False),
+    Column("blockchain_id", String(64), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("tx_hash", String(64), nullable=False),
+    PrimaryKeyConstraint(
+        "address", "blockchain_id", "block_timestamp", "block_number", "tx_index", "tx_hash"
+    ),
+    sqlite_with_rowid=False,
+)
+
+primary_address_utxos = Table(
+    "primary_address_utxos",
+    metadata,
+    Column("address", String(120), nullable=False),
+    Column("chain_id", String(64), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("utxo_id", String(64), nullable=False),
+    PrimaryKeyConstraint("address", "chain_id", "block_timestamp", "utxo_id"),
+    sqlite_with_rowid=False,
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -502,6 +584,11 @@ __all__ = [
     "metric_sums",
     "native_balances",
     "nft_tokens",
+    "primary_address_txs",
+    "primary_address_utxos",
+    "primary_cursors",
+    "primary_txs",
+    "primary_utxos",
     "token_transfers",
     "tokens",
     "transfer_participants",

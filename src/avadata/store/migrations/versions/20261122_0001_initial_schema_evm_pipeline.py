@@ -348,6 +348,7 @@ def upgrade() -> None:
         )
     _upgrade_metrics()
     _upgrade_api()
+    _upgrade_primary()
 
 
 def _upgrade_metrics() -> None:
@@ -479,7 +480,103 @@ def _downgrade_api() -> None:
     op.drop_table("api_keys")
 
 
+def _upgrade_primary() -> None:
+    op.create_table(
+        "primary_cursors",
+        sa.Column("blockchain_id", sa.String(length=64), nullable=False),
+        sa.Column("container_index", sa.BigInteger(), nullable=False),
+        sa.Column("container_id", sa.String(length=64), nullable=False),
+        sa.PrimaryKeyConstraint("blockchain_id", name=op.f("pk_primary_cursors")),
+    )
+    op.create_table(
+        "primary_txs",
+        sa.Column("blockchain_id", sa.String(length=64), nullable=False),
+        sa.Column("tx_hash", sa.String(length=64), nullable=False),
+        sa.Column("tx_type", sa.String(length=64), nullable=False),
+        sa.Column("block_number", sa.BigInteger(), nullable=False),
+        sa.Column("block_hash", sa.String(length=64), nullable=False),
+        sa.Column("block_timestamp", sa.BigInteger(), nullable=False),
+        sa.Column("tx_index", sa.Integer(), nullable=False),
+        sa.Column("body", sa.Text(), nullable=False),
+        sa.PrimaryKeyConstraint("blockchain_id", "tx_hash", name=op.f("pk_primary_txs")),
+    )
+    with op.batch_alter_table("primary_txs", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_primary_txs_blockchain_id_block_timestamp"),
+            ["blockchain_id", "block_timestamp", "block_number", "tx_index"],
+            unique=False,
+        )
+    op.create_table(
+        "primary_utxos",
+        sa.Column("utxo_id", sa.String(length=64), nullable=False),
+        sa.Column("created_on", sa.String(length=64), nullable=False),
+        sa.Column("tx_hash", sa.String(length=64), nullable=False),
+        sa.Column("output_index", sa.Integer(), nullable=False),
+        sa.Column("asset_id", sa.String(length=64), nullable=False),
+        sa.Column("amount", avadata.store.coltypes.U256(), nullable=False),
+        sa.Column("addresses", sa.Text(), nullable=False),
+        sa.Column("threshold", sa.Integer(), nullable=False),
+        sa.Column("platform_locktime", sa.BigInteger(), nullable=False),
+        sa.Column("stakeable_locktime", sa.BigInteger(), nullable=True),
+        sa.Column("staked", sa.Boolean(), nullable=False),
+        sa.Column("reward_type", sa.String(length=16), nullable=True),
+        sa.Column("utxo_bytes", sa.Text(), nullable=False),
+        sa.Column("block_number", sa.BigInteger(), nullable=False),
+        sa.Column("block_timestamp", sa.BigInteger(), nullable=False),
+        sa.Column("consumed_on", sa.String(length=64), nullable=True),
+        sa.Column("consuming_tx_hash", sa.String(length=64), nullable=True),
+        sa.Column("consuming_block_number", sa.BigInteger(), nullable=True),
+        sa.Column("consuming_block_timestamp", sa.BigInteger(), nullable=True),
+        sa.PrimaryKeyConstraint("utxo_id", name=op.f("pk_primary_utxos")),
+    )
+    op.create_table(
+        "primary_address_txs",
+        sa.Column("address", sa.String(length=120), nullable=False),
+        sa.Column("blockchain_id", sa.String(length=64), nullable=False),
+        sa.Column("block_timestamp", sa.BigInteger(), nullable=False),
+        sa.Column("block_number", sa.BigInteger(), nullable=False),
+        sa.Column("tx_index", sa.Integer(), nullable=False),
+        sa.Column("tx_hash", sa.String(length=64), nullable=False),
+        sa.PrimaryKeyConstraint(
+            "address",
+            "blockchain_id",
+            "block_timestamp",
+            "block_number",
+            "tx_index",
+            "tx_hash",
+            name=op.f("pk_primary_address_txs"),
+        ),
+        sqlite_with_rowid=False,
+    )
+    op.create_table(
+        "primary_address_utxos",
+        sa.Column("address", sa.String(length=120), nullable=False),
+        sa.Column("chain_id", sa.String(length=64), nullable=False),
+        sa.Column("block_timestamp", sa.BigInteger(), nullable=False),
+        sa.Column("utxo_id", sa.String(length=64), nullable=False),
+        sa.PrimaryKeyConstraint(
+            "address",
+            "chain_id",
+            "block_timestamp",
+            "utxo_id",
+            name=op.f("pk_primary_address_utxos"),
+        ),
+        sqlite_with_rowid=False,
+    )
+
+
+def _downgrade_primary() -> None:
+    op.drop_table("primary_address_utxos")
+    op.drop_table("primary_address_txs")
+    op.drop_table("primary_utxos")
+    with op.batch_alter_table("primary_txs", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_primary_txs_blockchain_id_block_timestamp"))
+    op.drop_table("primary_txs")
+    op.drop_table("primary_cursors")
+
+
 def downgrade() -> None:
+    _downgrade_primary()
     _downgrade_api()
     _downgrade_metrics()
     with op.batch_alter_table("evm_blocks", schema=None) as batch_op:

@@ -1,0 +1,144 @@
+"""Rows for the store from one decoded primary-network block (pure: no I/O).
+
+Txs keep their codec JSON (Data API field names) as `body`; UTXOs are the outputs a tx
+creates on its own chain, the stake outputs of staking txs (staked, returned to their owners
+at the staker's end under the staking tx's ID with indices after the base outputs, as
+avalanchego does) and the consumption of the UTXOs its inputs name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from avadata.decode.codec import api, render
+from avadata.decode.codec.atomic import ATOMIC_TABLE
+from avadata.decode.codec.cblock import CChainBlock
+from avadata.decode.codec.components import UTXO, LockOut
+from avadata.decode.codec.ids import bech32_address, cb58_encode, hrp_for_network, utxo_id
+from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, block_txs
+from avadata.decode.codec.utxos import consumed, produced
+from avadata.decode.codec.xchain import XCHAIN_TABLE
+from avadata.decode.primary_blocks import BlockFacts
+
+TABLES = {"P": PCHAIN_TABLE, "X": XCHAIN_TABLE, "C": ATOMIC_TABLE}
+
+
+@dataclass(slots=True)
+class BlockRows:
+    txs: list[dict[str, Any]] = field(default_factory=list)
+    utxos: list[dict[str, Any]] = field(default_factory=list)
+    spends: list[dict[str, Any]] = field(default_factory=list)
+    address_txs: list[dict[str, Any]] = field(default_factory=list)
+    address_utxos: list[dict[str, Any]] = field(default_factory=list)
+
+
+def signed_txs(chain: str, inner: Any) -> list[Any]:
+    if isinstance(inner, CChainBlock):
+        return list(inner.atomic_txs)
+    if chain == "P":
+        return list(block_txs(inner))
+    txs = getattr(inner, "transactions", ())
+    # Legacy vertices hold tx bytes; Cortina blocks hold decoded txs.
+    return [api.decode_x_tx(t) if isinstance(t, bytes) else t for t in txs]
+
+
+def _utxo_row(
+    chain: str, blockchain_id: str, utxo: UTXO, hrp: str, facts: BlockFacts, ts: int, staked: bool
+) -> dict[str, Any]:
+    out: Any = utxo.output
+    stakeable: int | None = None
+    if isinstance(out, LockOut):
+        stakeable, out = out.locktime, out.output
+    addresses = [bech32_address(a, hrp) for a in getattr(out, "addresses", ())]
+    return {
+        "utxo_id": cb58_encode(utxo_id(utxo.tx_id, utxo.output_index)),
+        "created_on": blockchain_id,
+        "tx_hash": cb58_encode(utxo.tx_id),
+        "output_index": utxo.output_index,
+        "asset_id": cb58_encode(utxo.asset_id),
+        "amount": int(getattr(out, "amount", 0)),
+        "addresses": orjson.dumps(addresses).decode(),
+        "threshold": int(getattr(out, "threshold", 0)),
+        "platform_locktime": int(getattr(out, "locktime", 0)),
+        "stakeable_locktime": stakeable,
+        "staked": staked,
+        "reward_type": None,
+        "utxo_bytes": "0x" + api.encode_utxo(utxo, TABLES[chain]).hex(),
+        "block_number": facts.height or 0,
+        "block_timestamp": ts,
+        "consumed_on": None,
+        "consuming_tx_hash": None,
+        "consuming_block_number": None,
+        "consuming_block_timestamp": None,
+        "_addresses": addresses,
+    }
+
+
+def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> BlockRows:
+    """`ts` is the block time the caller settled on (facts.timestamp or the parent's)."""
+    rows = BlockRows()
+    table = TABLES[chain]
+    for position, tx in enumerate(signed_txs(chain, facts.inner)):
+        tx_id = tx.id_bytes(table)
+        body = render.tx_json(tx, chain)
+        body.pop("credentials", None)
+        base = getattr(tx.unsigned, "base", tx.unsigned)
+        hrp = hrp_for_network(int(getattr(base, "network_id", 1)))
+        created = [(u, False) for u in produced(tx.unsigned, tx_id)]
+        n_base = len(created)
+        stake = getattr(tx.unsigned, "stake_outputs", ())
+        created += [
+            (UTXO(tx_id, n_base + i, o.asset_id, o.output), True) for i, o in enumerate(stake)
+        ]
+        tx_hash = cb58_encode(tx_id)
+        touched: set[str] = set()
+        for utxo, staked in created:
+            row = _utxo_row(chain, blockchain_id, utxo, hrp, facts, ts, staked)
+            for a in row.pop("_addresses"):
+                touched.add(a)
+                rows.address_utxos.append(
+                    {
+                        "address": a,
+                        "chain_id": blockchain_id,
+                        "block_timestamp": ts,
+                        "utxo_id": row["utxo_id"],
+                    }
+                )
+            rows.utxos.append(row)
+        for ref in consumed(tx.unsigned):
+            rows.spends.append(
+                {
+                    "utxo_id": cb58_encode(ref.utxo_id),
+                    "consumed_on": blockchain_id,
+                    "consuming_tx_hash": tx_hash,
+                    "consuming_block_number": facts.height or 0,
+                    "consuming_block_timestamp": ts,
+                }
+            )
+        for a in sorted(touched):
+            rows.address_txs.append(
+                {
+                    "address": a,
+                    "blockchain_id": blockchain_id,
+                    "block_timestamp": ts,
+                    "block_number": facts.height or 0,
+                    "tx_index": position,
+                    "tx_hash": tx_hash,
+                }
+            )
+        rows.txs.append(
+            {
+                "blockchain_id": blockchain_id,
+                "tx_hash": tx_hash,
+                "tx_type": str(body["txType"]),
+                "block_number": facts.height or 0,
+                "block_hash": facts.block_id,
+                "block_timestamp": ts,
+                "tx_index": position,
+                "body": orjson.dumps(body).decode(),
+            }
+        )
+    return rows

@@ -1,0 +1,97 @@
+"""Write primary-network rows and move the chain's cursor in the same transaction.
+
+Inserts are insert-or-ignore on natural keys and spends only fill empty consumption columns,
+so replaying a range after a crash changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, Engine, bindparam, select, update
+
+from avadata.decode.primary_rows import BlockRows
+from avadata.store import dialect
+from avadata.store.schema import (
+    primary_address_txs,
+    primary_address_utxos,
+    primary_cursors,
+    primary_txs,
+    primary_utxos,
+)
+
+
+def get_primary_cursor(engine: Engine | Connection, blockchain_id: str) -> int | None:
+    """Index of the last container whose rows are committed, or None."""
+    stmt = select(primary_cursors.c.container_index).where(
+        primary_cursors.c.blockchain_id == blockchain_id
+    )
+    if isinstance(engine, Connection):
+        value = engine.execute(stmt).scalar()
+    else:
+        with engine.connect() as conn:
+            value = conn.execute(stmt).scalar()
+    return None if value is None else int(value)
+
+
+def write_blocks(
+    engine: Engine,
+    blockchain_id: str,
+    rows: Sequence[BlockRows],
+    last_index: int,
+    last_id: str,
+) -> None:
+    with engine.begin() as conn:
+        for table, key in (
+            (primary_txs, "txs"),
+            (primary_utxos, "utxos"),
+            (primary_address_txs, "address_txs"),
+            (primary_address_utxos, "address_utxos"),
+        ):
+            values = [v for r in rows for v in getattr(r, key)]
+            if values:
+                conn.execute(dialect.insert_or_ignore(conn, table), values)
+        spends = [s for r in rows for s in r.spends]
+        if spends:
+            # Spends in order after all inserts: a UTXO created and spent in one batch is found.
+            conn.execute(
+                update(primary_utxos)
+                .where(
+                    primary_utxos.c.utxo_id == bindparam("b_utxo_id"),
+                    primary_utxos.c.consuming_tx_hash.is_(None),
+                )
+                .values(
+                    consumed_on=bindparam("b_consumed_on"),
+                    consuming_tx_hash=bindparam("b_tx"),
+                    consuming_block_number=bindparam("b_block"),
+                    consuming_block_timestamp=bindparam("b_ts"),
+                ),
+                [
+                    {
+                        "b_utxo_id": s["utxo_id"],
+                        "b_consumed_on": s["consumed_on"],
+                        "b_tx": s["consuming_tx_hash"],
+                        "b_block": s["consuming_block_number"],
+                        "b_ts": s["consuming_block_timestamp"],
+                    }
+                    for s in spends
+                ],
+            )
+        stmt = dialect.upsert(
+            conn,
+            primary_cursors,
+            keys=("blockchain_id",),
+            set_=lambda ex: {
+                "container_index": ex.container_index,
+                "container_id": ex.container_id,
+            },
+            where=lambda ex: ex.container_index > primary_cursors.c.container_index,
+        )
+        conn.execute(
+            stmt,
+            {
+                "blockchain_id": blockchain_id,
+                "container_index": last_index,
+                "container_id": last_id,
+            },
+        )
