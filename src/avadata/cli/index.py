@@ -21,8 +21,9 @@ Example: avadata index --rpc http://127.0.0.1:9650/ext/bc/C/rpc --db sqlite:///d
 def index(
     db: Annotated[str, typer.Option("--db", help="sqlite:///path/file.db or postgresql://...")],
     rpc: Annotated[
-        list[str], typer.Option("--rpc", help="EVM JSON-RPC URL; repeat for more chains")
-    ],
+        list[str] | None,
+        typer.Option("--rpc", help="EVM JSON-RPC URL; repeat for more chains"),
+    ] = None,
     node: Annotated[
         str | None,
         typer.Option("--node", help="avalanchego URL for the primary network (Index API)"),
@@ -51,13 +52,21 @@ def index(
     if native_balances not in {m.value for m in NativeBalanceMode}:
         typer.echo("avadata index: --native-balances must be head, history or off", err=True)
         raise typer.Exit(2)
-    if node is not None:
-        typer.echo(
-            "avadata index --node: primary-network indexing is not yet implemented", err=True
-        )
+    if not rpc and node is None:
+        typer.echo("avadata index: give --rpc URL and/or --node URL", err=True)
         raise typer.Exit(2)
     engine = make_engine(db)
     migrate(engine)
+    if node is not None:
+        from avadata.indexer.primary import index_node
+
+        try:
+            asyncio.run(index_node(engine, node, once=once, poll=poll))
+        except AvadataError as exc:
+            typer.echo(f"avadata index --node: {exc}", err=True)
+            raise typer.Exit(1) from exc
+        if not rpc:
+            return
     options = RunOptions(
         once=once,
         poll_seconds=poll,
@@ -96,7 +105,9 @@ def index(
 
         try:
             asyncio.run(
-                index_chains(engine, rpc, options, appliers=default_appliers(), on_start=on_start)
+                index_chains(
+                    engine, rpc or [], options, appliers=default_appliers(), on_start=on_start
+                )
             )
         except AvadataError as exc:
             typer.echo(f"avadata index: {exc}", err=True)
