@@ -21,6 +21,7 @@ from avadata.api.data import (
     contracts,
     internals,
     nfts,
+    primary_routes,
     transactions,
     transfers,
 )
@@ -32,7 +33,17 @@ from avadata.api.prices import FilePriceSource, PriceSource
 from avadata.settings import Settings
 from avadata.store.engine import make_reader_engine
 
-_ROUTERS = (chains, blocks, transactions, transfers, internals, balances, contracts, nfts)
+_ROUTERS = (
+    chains,
+    blocks,
+    transactions,
+    transfers,
+    internals,
+    balances,
+    contracts,
+    nfts,
+    primary_routes,
+)
 
 
 def _secret(settings: Settings, engine: Engine) -> bytes:

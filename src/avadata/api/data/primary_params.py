@@ -1,0 +1,69 @@
+"""Path and query rules shared by the primary-network routes (seed: network, blockchainId
+aliases, bech32 addresses with the network's HRP)."""
+
+from __future__ import annotations
+
+from avadata.api.errors import bad_request
+from avadata.decode.codec.ids import parse_bech32_address
+from avadata.decode.codec.reader import DecodeError
+
+# fuji and testnet both denote the test network.
+HRP = {"mainnet": "avax", "fuji": "fuji", "testnet": "fuji"}
+P_CHAIN_ID = "11111111111111111111111111111111LpoYY"
+_IDS = {
+    "mainnet": {
+        "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM": "X",
+        "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5": "C",
+    },
+    "testnet": {
+        "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm": "X",
+        "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp": "C",
+    },
+}
+_ALIASES = {"p-chain": "P", "x-chain": "X", "c-chain": "C", P_CHAIN_ID: "P"}
+
+
+def network(value: str) -> str:
+    if value not in HRP:
+        raise bad_request(f"network: must be one of mainnet, fuji, testnet (got {value!r})")
+    return "testnet" if value == "fuji" else value
+
+
+def chain(net: str, value: str) -> str:
+    """The store's chain key (P, X or C) of an alias or blockchain ID."""
+    key = _ALIASES.get(value) or _IDS[net].get(value)
+    if key is None:
+        raise bad_request(
+            f"blockchainId: must be p-chain, x-chain, c-chain or a primary-network "
+            f"blockchain ID of {net} (got {value!r})"
+        )
+    return key
+
+
+def addresses(net: str, chain_key: str, value: str | None) -> list[str]:
+    """Comma-separated bech32 addresses (optional P-/X- prefix) -> bare bech32 strings; 0x
+    EVM addresses are accepted on the C-chain (atomic lookups), lower-cased."""
+    if value is None or value.strip() == "":
+        return []
+    out: list[str] = []
+    for raw in value.split(","):
+        text = raw.strip()
+        if chain_key == "C" and text.lower().startswith("0x"):
+            if len(text) != 42 or any(c not in "0123456789abcdef" for c in text[2:].lower()):
+                raise bad_request(f"addresses: {text!r} is not a 0x 20-byte address")
+            out.append(text.lower())
+            continue
+        try:
+            prefix, hrp, data = parse_bech32_address(text)
+        except DecodeError:
+            raise bad_request(
+                f"addresses: {text!r} is not a valid bech32 address (bad checksum or characters)"
+            ) from None
+        if prefix not in (None, "P", "X", "C") or len(data) != 20:
+            raise bad_request(f"addresses: {text!r} is not a P-/X- chain address")
+        if hrp != HRP[net]:
+            raise bad_request(
+                f"addresses: {text!r} has HRP {hrp!r}, {net} addresses use {HRP[net]!r}"
+            )
+        out.append(text.rpartition("-")[2].lower())
+    return sorted(set(out))

@@ -1,0 +1,257 @@
+"""GET /v1/networks/{network}/blockchains/{blockchainId}/transactions, /transactions:listStaking
+and /utxos (primary network).
+
+Stage: api. Txs come newest first by block time unless sortOrder=asc; the tx body is the
+codec's JSON (Data API names) with the block fields and the UTXOs the tx consumed and emitted.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Annotated, Any
+
+import orjson
+from fastapi import APIRouter, Path, Query
+
+from avadata.api.data import primary_params as params
+from avadata.api.data.listing import cut, with_token
+from avadata.api.deps import PageSize, PageToken, State, page, read_conn
+from avadata.api.encoding import JsonResponse
+from avadata.api.errors import ERROR_RESPONSES, bad_request
+from avadata.store.queries import primary_txs as queries
+
+router = APIRouter(tags=["Primary Network"])
+
+Network = Annotated[str, Path(description="mainnet, fuji or testnet")]
+BlockchainId = Annotated[str, Path(alias="blockchainId", description="alias or blockchain ID")]
+Addresses = Annotated[str | None, Query(description="comma-separated bech32 addresses")]
+SortOrder = Annotated[str | None, Query(alias="sortOrder", pattern="^(asc|desc)$")]
+Timestamp = Annotated[int | None, Query(ge=0, le=2**63 - 1)]
+STAKING_TYPES = (
+    "AddValidatorTx",
+    "AddDelegatorTx",
+    "AddPermissionlessValidatorTx",
+    "AddPermissionlessDelegatorTx",
+    "AddSubnetValidatorTx",
+)
+CHAIN_NAMES = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
+
+
+def utxo_json(row: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "addresses": orjson.loads(row.addresses),
+        "utxoId": row.utxo_id,
+        "txHash": row.tx_hash,
+        "outputIndex": int(row.output_index),
+        "amount": str(row.amount),
+        "assetId": row.asset_id,
+        "blockNumber": str(row.block_number),
+        "blockTimestamp": int(row.block_timestamp),
+        "createdOnChainId": row.created_on,
+        "threshold": int(row.threshold),
+        "platformLocktime": int(row.platform_locktime),
+        "staked": bool(row.staked),
+        "utxoBytes": row.utxo_bytes,
+        "utxoType": "STAKE" if row.staked else "TRANSFER",
+    }
+    if row.stakeable_locktime is not None:
+        out["stakeableLocktime"] = int(row.stakeable_locktime)
+    if row.consuming_tx_hash is not None:
+        out["consumedOnChainId"] = row.consumed_on
+        out["consumingTxHash"] = row.consuming_tx_hash
+        out["consumingBlockNumber"] = str(row.consuming_block_number)
+        out["consumingBlockTimestamp"] = int(row.consuming_block_timestamp)
+    if row.reward_type is not None:
+        out["rewardType"] = row.reward_type
+    return out
+
+
+def _tx_list(
+    st: State,
+    route: str,
+    network: str,
+    blockchain_id: str,
+    addresses: str | None,
+    tx_types: list[str] | None,
+    start: int | None,
+    end: int | None,
+    page_token: str | None,
+    page_size: int,
+    sort_order: str | None,
+    staking: bool = False,
+) -> JsonResponse:
+    net = params.network(network)
+    key = params.chain(net, blockchain_id)
+    if staking and key != "P":
+        raise bad_request("blockchainId: transactions:listStaking serves the P-chain only")
+    addrs = params.addresses(net, key, addresses)
+    if not addrs and (tx_types or start is not None or end is not None):
+        raise bad_request("txTypes, startTimestamp and endTimestamp need addresses")
+    if staking and not addrs:
+        raise bad_request("addresses: required by transactions:listStaking")
+    if start is not None and end is not None and start > end:
+        raise bad_request("startTimestamp: must not exceed endTimestamp")
+    types = sorted(set(tx_types or ())) or (list(STAKING_TYPES) if staking else [])
+    desc = sort_order != "asc"
+    filters = {"chain": key, "addresses": addrs, "types": types, "s": start, "e": end, "d": desc}
+    pg = page(st, route, filters, page_token, page_size, arity=3)
+    with read_conn(st) as conn:
+        rows = queries.list_txs(
+            conn, key, addrs, pg.after, pg.size + 1, desc=desc, tx_types=types, start=start, end=end
+        )
+        served, token = cut(
+            rows, pg, lambda r: (int(r.block_timestamp), int(r.block_number), int(r.tx_index))
+        )
+        utxos = queries.utxos_of_txs(conn, [r.tx_hash for r in served])
+    emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for u in utxos:
+        emitted[u.tx_hash].append(utxo_json(u))
+        if u.consuming_tx_hash is not None:
+            consumed[u.consuming_tx_hash].append(utxo_json(u))
+    txs = []
+    for r in served:
+        body = orjson.loads(r.body)
+        body.update(
+            {
+                "txHash": r.tx_hash,
+                "blockNumber": str(r.block_number),
+                "blockHash": r.block_hash,
+                "blockTimestamp": int(r.block_timestamp),
+                "consumedUtxos": consumed.get(r.tx_hash, []),
+                "emittedUtxos": emitted.get(r.tx_hash, []),
+            }
+        )
+        txs.append(body)
+    chain_info = {
+        "chainName": CHAIN_NAMES[key],
+        "network": "mainnet" if net == "mainnet" else "fuji",
+    }
+    return JsonResponse(with_token({"transactions": txs, "chainInfo": chain_info}, token))
+
+
+@router.get(
+    "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
+    operation_id="listLatestPrimaryNetworkTransactions",
+    responses=ERROR_RESPONSES,
+    response_model=None,
+)
+def list_transactions(
+    st: State,
+    network: Network,
+    blockchain_id: BlockchainId,
+    addresses: Addresses = None,
+    txTypes: Annotated[list[str] | None, Query()] = None,
+    startTimestamp: Timestamp = None,
+    endTimestamp: Timestamp = None,
+    pageToken: PageToken = None,
+    pageSize: PageSize = 10,
+    sortOrder: SortOrder = None,
+) -> JsonResponse:
+    return _tx_list(
+        st,
+        "primary_txs",
+        network,
+        blockchain_id,
+        addresses,
+        txTypes,
+        startTimestamp,
+        endTimestamp,
+        pageToken,
+        pageSize,
+        sortOrder,
+    )
+
+
+@router.get(
+    "/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking",
+    operation_id="listActivePrimaryNetworkStakingTransactions",
+    responses=ERROR_RESPONSES,
+    response_model=None,
+)
+def list_staking(
+    st: State,
+    network: Network,
+    blockchain_id: BlockchainId,
+    addresses: Addresses = None,
+    txTypes: Annotated[list[str] | None, Query()] = None,
+    startTimestamp: Timestamp = None,
+    endTimestamp: Timestamp = None,
+    pageToken: PageToken = None,
+    pageSize: PageSize = 10,
+    sortOrder: SortOrder = None,
+) -> JsonResponse:
+    return _tx_list(
+        st,
+        "primary_staking",
+        network,
+        blockchain_id,
+        addresses,
+        txTypes,
+        startTimestamp,
+        endTimestamp,
+        pageToken,
+        pageSize,
+        sortOrder,
+        staking=True,
+    )
+
+
+@router.get(
+    "/v1/networks/{network}/blockchains/{blockchainId}/utxos",
+    operation_id="getUtxosByAddresses",
+    responses=ERROR_RESPONSES,
+    response_model=None,
+)
+def list_utxos(
+    st: State,
+    network: Network,
+    blockchain_id: BlockchainId,
+    addresses: Addresses = None,
+    pageToken: PageToken = None,
+    pageSize: PageSize = 10,
+    assetId: Annotated[str | None, Query()] = None,
+    minUtxoAmount: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
+    includeSpent: Annotated[bool, Query()] = False,
+    sortBy: Annotated[str | None, Query(pattern="^(timestamp|amount)$")] = None,
+    sortOrder: SortOrder = None,
+) -> JsonResponse:
+    net = params.network(network)
+    key = params.chain(net, blockchain_id)
+    if assetId is not None and key != "X":
+        raise bad_request("assetId: only on the X-chain")
+    addrs = params.addresses(net, key, addresses)
+    if not addrs:
+        raise bad_request("addresses: required")
+    if sortBy == "amount":
+        raise bad_request("sortBy: amount is not supported yet; use timestamp")
+    desc = sortOrder != "asc"
+    filters = {
+        "chain": key,
+        "addresses": addrs,
+        "asset": assetId,
+        "min": minUtxoAmount,
+        "spent": includeSpent,
+        "d": desc,
+    }
+    pg = page(st, "primary_utxos", filters, pageToken, pageSize, arity=2)
+    with read_conn(st) as conn:
+        rows = queries.list_utxos(
+            conn,
+            key,
+            addrs,
+            pg.after,
+            pg.size + 1,
+            desc=desc,
+            include_spent=includeSpent,
+            min_amount=minUtxoAmount,
+            asset_id=assetId,
+        )
+    served, token = cut(rows, pg, lambda r: (int(r.block_timestamp), str(r.utxo_id)))
+    chain_info = {
+        "chainName": CHAIN_NAMES[key],
+        "network": "mainnet" if net == "mainnet" else "fuji",
+    }
+    return JsonResponse(
+        with_token({"utxos": [utxo_json(r) for r in served], "chainInfo": chain_info}, token)
+    )

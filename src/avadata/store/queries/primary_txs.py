@@ -1,0 +1,109 @@
+"""Keyset queries over primary-network transactions and UTXOs.
+
+Order key: (block_timestamp, block_number, tx_index) for txs and (block_timestamp, utxo_id)
+for UTXOs; `after` is the last row served, compared as a row value in the page's direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, Row, and_, or_, select, tuple_
+from sqlalchemy.sql import ColumnElement
+
+from avadata.store.schema import (
+    primary_address_txs,
+    primary_address_utxos,
+    primary_txs,
+    primary_utxos,
+)
+
+Position = tuple[int | str, ...]
+
+
+def _after(cols: Sequence[ColumnElement[object]], after: Position | None, desc: bool) -> list:  # type: ignore[type-arg]
+    if after is None:
+        return []
+    key = tuple_(*cols)
+    return [key < tuple_(*after) if desc else key > tuple_(*after)]
+
+
+def list_txs(
+    conn: Connection,
+    chain: str,
+    addresses: Sequence[str],
+    after: Position | None,
+    limit: int,
+    *,
+    desc: bool = True,
+    tx_types: Sequence[str] = (),
+    start: int | None = None,
+    end: int | None = None,
+) -> Sequence[Row[tuple[object, ...]]]:
+    t = primary_txs.c
+    if addresses:
+        a = primary_address_txs.c
+        keys = (
+            select(a.block_timestamp, a.block_number, a.tx_index, a.tx_hash)
+            .where(a.blockchain_id == chain, a.address.in_(list(addresses)))
+            .distinct()
+            .subquery()
+        )
+        cols = [keys.c.block_timestamp, keys.c.block_number, keys.c.tx_index]
+        stmt = select(primary_txs).join(
+            keys, and_(t.blockchain_id == chain, t.tx_hash == keys.c.tx_hash)
+        )
+    else:
+        cols = [t.block_timestamp, t.block_number, t.tx_index]
+        stmt = select(primary_txs).where(t.blockchain_id == chain)
+    conds = _after(cols, after, desc)
+    if tx_types:
+        conds.append(t.tx_type.in_(list(tx_types)))
+    if start is not None:
+        conds.append(t.block_timestamp >= start)
+    if end is not None:
+        conds.append(t.block_timestamp <= end)
+    order = [c.desc() if desc else c.asc() for c in cols]
+    return conn.execute(stmt.where(*conds).order_by(*order).limit(limit)).all()
+
+
+def utxos_of_txs(conn: Connection, tx_hashes: Sequence[str]) -> Sequence[Row[tuple[object, ...]]]:
+    """UTXOs created or consumed by these txs (both lists of the tx shape)."""
+    u = primary_utxos.c
+    hashes = list(tx_hashes)
+    return conn.execute(
+        select(primary_utxos).where(or_(u.tx_hash.in_(hashes), u.consuming_tx_hash.in_(hashes)))
+    ).all()
+
+
+def list_utxos(
+    conn: Connection,
+    chain: str,
+    addresses: Sequence[str],
+    after: Position | None,
+    limit: int,
+    *,
+    desc: bool = True,
+    include_spent: bool = False,
+    min_amount: int = 0,
+    asset_id: str | None = None,
+) -> Sequence[Row[tuple[object, ...]]]:
+    a = primary_address_utxos.c
+    u = primary_utxos.c
+    keys = (
+        select(a.block_timestamp, a.utxo_id)
+        .where(a.chain_id == chain, a.address.in_(list(addresses)))
+        .distinct()
+        .subquery()
+    )
+    cols = [keys.c.block_timestamp, keys.c.utxo_id]
+    conds = _after(cols, after, desc)
+    if not include_spent:
+        conds.append(u.consuming_tx_hash.is_(None))
+    if min_amount:
+        conds.append(u.amount >= min_amount)
+    if asset_id is not None:
+        conds.append(u.asset_id == asset_id)
+    order = [c.desc() if desc else c.asc() for c in cols]
+    stmt = select(primary_utxos).join(keys, u.utxo_id == keys.c.utxo_id)
+    return conn.execute(stmt.where(*conds).order_by(*order).limit(limit)).all()
