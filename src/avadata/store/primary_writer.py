@@ -77,6 +77,32 @@ def write_blocks(
                     for s in spends
                 ],
             )
+            # A tx also belongs to the owners of what it spends (inputs carry no addresses).
+            links = conn.execute(
+                select(
+                    primary_address_utxos.c.address,
+                    primary_utxos.c.consuming_tx_hash,
+                ).where(
+                    primary_address_utxos.c.utxo_id == primary_utxos.c.utxo_id,
+                    primary_utxos.c.utxo_id.in_([s["utxo_id"] for s in spends]),
+                )
+            ).all()
+            where = {(s["consuming_tx_hash"]): s for s in spends}
+            tx_pos = {t["tx_hash"]: t for r in rows for t in r.txs}
+            extra = [
+                {
+                    "address": addr,
+                    "blockchain_id": blockchain_id,
+                    "block_timestamp": where[tx]["consuming_block_timestamp"],
+                    "block_number": where[tx]["consuming_block_number"],
+                    "tx_index": tx_pos[tx]["tx_index"],
+                    "tx_hash": tx,
+                }
+                for addr, tx in links
+                if tx in tx_pos
+            ]
+            if extra:
+                conn.execute(dialect.insert_or_ignore(conn, primary_address_txs), extra)
         stmt = dialect.upsert(
             conn,
             primary_cursors,
