@@ -37,8 +37,44 @@ STAKING_TYPES = (
 CHAIN_NAMES = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
 
 
+def asset(asset_id: str, amount: int) -> dict[str, Any]:
+    """Asset amount; names of non-AVAX X-chain assets are not indexed yet (CreateAssetTx)."""
+    return {
+        "assetId": asset_id,
+        "name": "Avalanche",
+        "symbol": "AVAX",
+        "denomination": 9,
+        "type": "secp256k1",
+        "amount": str(amount),
+    }
+
+
+def _sums(utxos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    total: dict[str, int] = defaultdict(int)
+    for u in utxos:
+        total[u["assetId"]] += int(u["amount"])
+    return [asset(a, v) for a, v in sorted(total.items())]
+
+
+def _tx_amounts(consumed: list[dict[str, Any]], emitted: list[dict[str, Any]]) -> dict[str, Any]:
+    """value: what the tx emits unstaked; amountStaked: its stake outputs; amountBurned: what
+    it consumed minus everything it emitted, per asset (the fee)."""
+    ins = {a["assetId"]: int(a["amount"]) for a in _sums(consumed)}
+    outs = {a["assetId"]: int(a["amount"]) for a in _sums(emitted)}
+    burned = [asset(a, v - outs.get(a, 0)) for a, v in sorted(ins.items()) if v > outs.get(a, 0)]
+    return {
+        "value": _sums([u for u in emitted if not u["staked"]]),
+        "amountStaked": _sums([u for u in emitted if u["staked"]]),
+        "amountBurned": burned,
+        "amountL1ValidatorBalanceBurned": [],
+    }
+
+
 def utxo_json(row: Any) -> dict[str, Any]:
     out: dict[str, Any] = {
+        "asset": asset(row.asset_id, int(row.amount)),
+        # The SDK's P-chain UTXO requires it; an unspent UTXO names the chain it lives on.
+        "consumedOnChainId": row.created_on,
         "addresses": orjson.loads(row.addresses),
         "utxoId": row.utxo_id,
         "txHash": row.tx_hash,
@@ -122,6 +158,7 @@ def _tx_list(
                 "emittedUtxos": emitted.get(r.tx_hash, []),
             }
         )
+        body.update(_tx_amounts(body["consumedUtxos"], body["emittedUtxos"]))
         txs.append(body)
     chain_info = {
         "chainName": CHAIN_NAMES[key],

@@ -1,0 +1,44 @@
+// The official SDK (@avalanche-sdk/chainkit 0.3.13) against our primary-network routes: every
+// page of the transactions and UTXO lists must parse with the SDK's own schemas.
+// Usage: node primary.mjs <serverURL> <json args>. Prints one JSON line; exits 1 on failure.
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const stray = [];
+process.on("unhandledRejection", (reason) => {
+  stray.push(String(reason));
+});
+
+const [, , serverURL, rawArgs] = process.argv;
+const args = JSON.parse(rawArgs);
+const require = createRequire(path.join(args.toolsDir, "package.json"));
+const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
+const sdk = new Avalanche({ enableTelemetry: false });
+const opts = { serverURL, retries: { strategy: "none" } };
+const pn = sdk.data.primaryNetwork;
+const { addresses } = args;
+const network = "fuji";
+
+const calls = [
+  ["transactions.listLatest", () => pn.transactions.listLatest({ network, blockchainId: "p-chain", addresses, pageSize: 4 }, opts), "transactions"],
+  ["transactions.listLatest(all)", () => pn.transactions.listLatest({ network, blockchainId: "p-chain", pageSize: 7 }, opts), "transactions"],
+  ["utxos.listByAddresses", () => pn.utxos.listByAddresses({ network, blockchainId: "p-chain", addresses, includeSpent: true, pageSize: 3 }, opts), "utxos"],
+];
+const summary = {};
+for (const [name, call, key] of calls) {
+  try {
+    let pages = 0;
+    let items = 0;
+    for await (const page of await call()) {
+      pages += 1;
+      items += page.result[key].length;
+      if (pages > 500) throw new Error("more than 500 pages");
+    }
+    summary[name] = { pages, items };
+  } catch (err) {
+    console.log(JSON.stringify({ ok: false, name, error: String(err).slice(0, 300), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 3000), stray }));
+    process.exit(1);
+  }
+}
+console.log(JSON.stringify({ ok: stray.length === 0, summary, stray }));
+process.exit(stray.length === 0 ? 0 : 1);

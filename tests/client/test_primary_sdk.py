@@ -1,0 +1,82 @@
+"""The official SDK (@avalanche-sdk/chainkit 0.3.13) pages through our primary-network
+transactions and UTXO lists (P-chain, store ingested from codec-built blocks); every response
+must parse with the SDK's schemas."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from avadata.api.app import create_app
+from avadata.decode.codec.ids import bech32_address
+from avadata.indexer.primary import index_chain
+from avadata.settings import Settings
+from avadata.store.engine import make_engine
+from avadata.store.migrate import migrate
+from tests.primary.test_index_api import _source
+from tests.primary.test_ingest import A, _chain
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ROOT / "tools"
+SCRIPT = Path(__file__).with_name("primary.mjs")
+
+pytestmark = [
+    pytest.mark.client,
+    pytest.mark.skipif(
+        shutil.which("node") is None
+        or not (TOOLS / "node_modules/@avalanche-sdk/chainkit").is_dir(),
+        reason="node or tools/node_modules/@avalanche-sdk/chainkit missing (scripts/setup.sh)",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('sdkp') / 'p.db'}"
+    engine = make_engine(url)
+    migrate(engine)
+    blocks, _ = _chain(30)
+    asyncio.run(index_chain(engine, _source(blocks, []), "P", "P"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    settings = Settings(db_url=url, page_token_secret="sdk-test-secret-0123")
+    srv = uvicorn.Server(
+        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_primary_lists_parse_in_the_sdk(server: str) -> None:
+    args = {"toolsDir": str(TOOLS), "addresses": "P-" + bech32_address(A, "fuji")}
+    run = subprocess.run(
+        ["node", str(SCRIPT), server, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["ok"], out
+    assert out["summary"]["transactions.listLatest"] == {"pages": 8, "items": 30}
+    assert out["summary"]["utxos.listByAddresses"]["items"] == 15
