@@ -69,6 +69,7 @@ def test_utxos(built: tuple[TestClient, list[str]]) -> None:
     unspent = _all(c, f"{BASE}/p-chain/utxos", "utxos", addresses=b)
     assert [u["txHash"] for u in unspent] == [ids[29]]
     assert unspent[0]["amount"] == str(1_000_000 - 29) and unspent[0]["addresses"] == [b]
+    assert unspent[0]["createdOnChainId"] == "11111111111111111111111111111111LpoYY"
     spent = _all(c, f"{BASE}/p-chain/utxos", "utxos", addresses=b, includeSpent="true", pageSize=3)
     assert sorted(u["txHash"] for u in spent) == sorted(ids[1::2])
 

@@ -67,3 +67,13 @@ def addresses(net: str, chain_key: str, value: str | None) -> list[str]:
             )
         out.append(text.rpartition("-")[2].lower())
     return sorted(set(out))
+
+
+def chain_id_of(net: str, key: str) -> str:
+    """The blockchain ID a stored chain key (P, X, C) stands for on `net`."""
+    if key == "P":
+        return P_CHAIN_ID
+    for blockchain_id, k in _IDS[net].items():
+        if k == key:
+            return blockchain_id
+    return key

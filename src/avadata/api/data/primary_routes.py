@@ -70,11 +70,11 @@ def _tx_amounts(consumed: list[dict[str, Any]], emitted: list[dict[str, Any]]) -
     }
 
 
-def utxo_json(row: Any) -> dict[str, Any]:
+def utxo_json(row: Any, net: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "asset": asset(row.asset_id, int(row.amount)),
         # The SDK's P-chain UTXO requires it; an unspent UTXO names the chain it lives on.
-        "consumedOnChainId": row.created_on,
+        "consumedOnChainId": params.chain_id_of(net, row.created_on),
         "addresses": orjson.loads(row.addresses),
         "utxoId": row.utxo_id,
         "txHash": row.tx_hash,
@@ -83,7 +83,7 @@ def utxo_json(row: Any) -> dict[str, Any]:
         "assetId": row.asset_id,
         "blockNumber": str(row.block_number),
         "blockTimestamp": int(row.block_timestamp),
-        "createdOnChainId": row.created_on,
+        "createdOnChainId": params.chain_id_of(net, row.created_on),
         "threshold": int(row.threshold),
         "platformLocktime": int(row.platform_locktime),
         "staked": bool(row.staked),
@@ -93,7 +93,7 @@ def utxo_json(row: Any) -> dict[str, Any]:
     if row.stakeable_locktime is not None:
         out["stakeableLocktime"] = int(row.stakeable_locktime)
     if row.consuming_tx_hash is not None:
-        out["consumedOnChainId"] = row.consumed_on
+        out["consumedOnChainId"] = params.chain_id_of(net, row.consumed_on)
         out["consumingTxHash"] = row.consuming_tx_hash
         out["consumingBlockNumber"] = str(row.consuming_block_number)
         out["consumingBlockTimestamp"] = int(row.consuming_block_timestamp)
@@ -142,9 +142,9 @@ def _tx_list(
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for u in utxos:
-        emitted[u.tx_hash].append(utxo_json(u))
+        emitted[u.tx_hash].append(utxo_json(u, net))
         if u.consuming_tx_hash is not None:
-            consumed[u.consuming_tx_hash].append(utxo_json(u))
+            consumed[u.consuming_tx_hash].append(utxo_json(u, net))
     txs = []
     for r in served:
         body = orjson.loads(r.body)
@@ -290,5 +290,5 @@ def list_utxos(
         "network": "mainnet" if net == "mainnet" else "fuji",
     }
     return JsonResponse(
-        with_token({"utxos": [utxo_json(r) for r in served], "chainInfo": chain_info}, token)
+        with_token({"utxos": [utxo_json(r, net) for r in served], "chainInfo": chain_info}, token)
     )
