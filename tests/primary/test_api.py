@@ -110,3 +110,33 @@ def test_bad_network(built: tuple[TestClient, list[str]]) -> None:
     c, _ = built
     r = c.get("/v1/networks/devnet/blockchains/p-chain/transactions")
     assert r.status_code == 400 and "network" in r.json()["message"]
+
+
+def test_ids_and_addresses_round_trip_through_avalanchejs(
+    built: tuple[TestClient, list[str]],
+) -> None:
+    import json
+    import shutil
+    import subprocess
+
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    if shutil.which("node") is None or not (tools / "node_modules/@avalabs/avalanchejs").is_dir():
+        pytest.skip("node or avalanchejs missing (scripts/setup.sh)")
+    c, _ = built
+    a = "P-" + bech32_address(A, "fuji")
+    txs = _all(c, f"{BASE}/p-chain/transactions", "transactions", addresses=a, pageSize=50)
+    ids = [t["txHash"] for t in txs] + [
+        u[k] for t in txs for u in t["emittedUtxos"] for k in ("utxoId", "createdOnChainId")
+    ]
+    addrs = [a] + [x for t in txs for u in t["emittedUtxos"] for x in u["addresses"]]
+    run = subprocess.run(
+        ["node", str(Path(__file__).with_name("roundtrip.cjs")), str(tools)],
+        input=json.dumps({"ids": ids, "addresses": addrs}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    out = json.loads(run.stdout)
+    assert out["ids"] == ids and set(out["idLengths"]) == {32}
+    assert out["addresses"] == addrs
