@@ -16,13 +16,13 @@ const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
 const sdk = new Avalanche({ enableTelemetry: false });
 const opts = { serverURL, retries: { strategy: "none" } };
 const pn = sdk.data.primaryNetwork;
-const { addresses } = args;
+const { addresses, blockchainId } = args;
 const network = "fuji";
 
 const calls = [
-  ["transactions.listLatest", () => pn.transactions.listLatest({ network, blockchainId: "p-chain", addresses, pageSize: 4 }, opts), "transactions"],
-  ["transactions.listLatest(all)", () => pn.transactions.listLatest({ network, blockchainId: "p-chain", pageSize: 7 }, opts), "transactions"],
-  ["utxos.listByAddresses", () => pn.utxos.listByAddresses({ network, blockchainId: "p-chain", addresses, includeSpent: true, pageSize: 3 }, opts), "utxos"],
+  ["transactions.listLatest", () => pn.transactions.listLatest({ network, blockchainId, addresses, pageSize: 4 }, opts), "transactions"],
+  ["transactions.listLatest(all)", () => pn.transactions.listLatest({ network, blockchainId, pageSize: 7 }, opts), "transactions"],
+  ["utxos.listByAddresses", () => pn.utxos.listByAddresses({ network, blockchainId, addresses, includeSpent: true, pageSize: 3 }, opts), "utxos"],
 ];
 const summary = {};
 for (const [name, call, key] of calls) {
