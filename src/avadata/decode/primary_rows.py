@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from avadata.decode.codec import api, render
-from avadata.decode.codec.atomic import ATOMIC_TABLE
+from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
 from avadata.decode.codec.cblock import CChainBlock
 from avadata.decode.codec.components import UTXO, LockOut
 from avadata.decode.codec.ids import bech32_address, cb58_encode, hrp_for_network, utxo_id
@@ -77,6 +77,16 @@ def _utxo_row(
     }
 
 
+def evm_addresses(unsigned: Any) -> list[str]:
+    """0x addresses a C-chain atomic tx touches (import outputs, export inputs), lower-case:
+    the seed's C-chain atomic lookups by 0x address."""
+    if isinstance(unsigned, UnsignedImportTx):
+        return sorted({"0x" + o.address.hex() for o in unsigned.outputs})
+    if isinstance(unsigned, UnsignedExportTx):
+        return sorted({"0x" + i.address.hex() for i in unsigned.inputs})
+    return []
+
+
 def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> BlockRows:
     """`ts` is the block time the caller settled on (facts.timestamp or the parent's)."""
     rows = BlockRows()
@@ -108,6 +118,7 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
                     }
                 )
             rows.utxos.append(row)
+        touched.update(evm_addresses(tx.unsigned))
         for ref in consumed(tx.unsigned):
             rows.spends.append(
                 {
