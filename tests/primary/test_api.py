@@ -140,3 +140,17 @@ def test_ids_and_addresses_round_trip_through_avalanchejs(
     out = json.loads(run.stdout)
     assert out["ids"] == ids and set(out["idLengths"]) == {32}
     assert out["addresses"] == addrs
+
+
+def test_utxo_threshold_shortens_pages(
+    built: tuple[TestClient, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from avadata.api.data import primary_routes
+
+    c, ids = built
+    monkeypatch.setattr(primary_routes, "UTXO_THRESHOLD", 3)  # each tx: 1 emitted + 1 consumed
+    a = bech32_address(A, "fuji")
+    first = c.get(f"{BASE}/p-chain/transactions", params={"addresses": a, "pageSize": 10}).json()
+    assert len(first["transactions"]) == 2 and "nextPageToken" in first
+    txs = _all(c, f"{BASE}/p-chain/transactions", "transactions", addresses=a, pageSize=10)
+    assert [t["txHash"] for t in txs] == list(reversed(ids))  # nothing lost or repeated

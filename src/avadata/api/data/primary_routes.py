@@ -8,6 +8,7 @@ codec's JSON (Data API names) with the block fields and the UTXOs the tx consume
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import orjson
@@ -15,7 +16,7 @@ from fastapi import APIRouter, Path, Query
 
 from avadata.api.data import primary_params as params
 from avadata.api.data.listing import cut, with_token
-from avadata.api.deps import PageSize, PageToken, State, page, read_conn
+from avadata.api.deps import Page, PageSize, PageToken, State, page, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.store.queries import primary_txs as queries
@@ -102,6 +103,31 @@ def utxo_json(row: Any, net: str) -> dict[str, Any]:
     return out
 
 
+# The seed's rule 4: a page may hold fewer txs once their UTXOs reach this many (responses stay
+# bounded for txs with thousands of outputs); the token then continues after the last tx served.
+UTXO_THRESHOLD = 2_000
+
+
+def _utxo_threshold(
+    served: Sequence[Any], token: str | None, utxos: Sequence[Any], pg: Page
+) -> tuple[Sequence[Any], str | None]:
+    per_tx: dict[str, int] = defaultdict(int)
+    for u in utxos:
+        per_tx[u.tx_hash] += 1
+        if u.consuming_tx_hash is not None:
+            per_tx[u.consuming_tx_hash] += 1
+    total = 0
+    for k, r in enumerate(served):
+        total += per_tx.get(r.tx_hash, 0)
+        if total >= UTXO_THRESHOLD and k + 1 < len(served):
+            kept = served[: k + 1]
+            last = kept[-1]
+            return kept, pg.token(
+                (int(last.block_timestamp), int(last.block_number), int(last.tx_index))
+            )
+    return served, token
+
+
 def _tx_list(
     st: State,
     route: str,
@@ -139,6 +165,7 @@ def _tx_list(
             rows, pg, lambda r: (int(r.block_timestamp), int(r.block_number), int(r.tx_index))
         )
         utxos = queries.utxos_of_txs(conn, [r.tx_hash for r in served])
+    served, token = _utxo_threshold(served, token, utxos, pg)
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for u in utxos:
