@@ -154,3 +154,33 @@ def test_utxo_threshold_shortens_pages(
     assert len(first["transactions"]) == 2 and "nextPageToken" in first
     txs = _all(c, f"{BASE}/p-chain/transactions", "transactions", addresses=a, pageSize=10)
     assert [t["txHash"] for t in txs] == list(reversed(ids))  # nothing lost or repeated
+
+
+def test_utxos_by_amount(built: tuple[TestClient, list[str]]) -> None:
+    c, _ = built
+    a = bech32_address(A, "fuji")
+    for order in ("asc", "desc"):
+        got = _all(
+            c,
+            f"{BASE}/p-chain/utxos",
+            "utxos",
+            addresses=a,
+            includeSpent="true",
+            sortBy="amount",
+            sortOrder=order,
+            pageSize=4,
+        )
+        amounts = [int(u["amount"]) for u in got]
+        # A received 1_000_000 - i in every even tx i (15 UTXOs).
+        assert amounts == sorted((1_000_000 - i for i in range(0, 30, 2)), reverse=order == "desc")
+    few = _all(
+        c, f"{BASE}/p-chain/utxos", "utxos", addresses=a, includeSpent="true", minUtxoAmount=999_990
+    )
+    assert sorted(int(u["amount"]) for u in few) == [
+        999_990,
+        999_992,
+        999_994,
+        999_996,
+        999_998,
+        1_000_000,
+    ]

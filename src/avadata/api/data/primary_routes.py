@@ -287,8 +287,7 @@ def list_utxos(
     addrs = params.addresses(net, key, addresses)
     if not addrs:
         raise bad_request("addresses: required")
-    if sortBy == "amount":
-        raise bad_request("sortBy: amount is not supported yet; use timestamp")
+    by_amount = sortBy == "amount"
     desc = sortOrder != "asc"
     filters = {
         "chain": key,
@@ -296,6 +295,7 @@ def list_utxos(
         "asset": assetId,
         "min": minUtxoAmount,
         "spent": includeSpent,
+        "by": "amount" if by_amount else "timestamp",
         "d": desc,
     }
     pg = page(st, "primary_utxos", filters, pageToken, pageSize, arity=2)
@@ -310,8 +310,13 @@ def list_utxos(
             include_spent=includeSpent,
             min_amount=minUtxoAmount,
             asset_id=assetId,
+            by_amount=by_amount,
         )
-    served, token = cut(rows, pg, lambda r: (int(r.block_timestamp), str(r.utxo_id)))
+    served, token = cut(
+        rows,
+        pg,
+        lambda r: (str(r.amount) if by_amount else int(r.block_timestamp), str(r.utxo_id)),
+    )
     chain_info = {
         "chainName": CHAIN_NAMES[key],
         "network": "mainnet" if net == "mainnet" else "fuji",

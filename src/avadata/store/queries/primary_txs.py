@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, Row, and_, or_, select, tuple_
+from sqlalchemy import Connection, Row, and_, literal, or_, select, tuple_
 from sqlalchemy.sql import ColumnElement
 
+from avadata.store.coltypes import U256
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
@@ -87,6 +88,7 @@ def list_utxos(
     include_spent: bool = False,
     min_amount: int = 0,
     asset_id: str | None = None,
+    by_amount: bool = False,
 ) -> Sequence[Row[tuple[object, ...]]]:
     a = primary_address_utxos.c
     u = primary_utxos.c
@@ -96,8 +98,17 @@ def list_utxos(
         .distinct()
         .subquery()
     )
-    cols = [keys.c.block_timestamp, keys.c.utxo_id]
-    conds = _after(cols, after, desc)
+    if by_amount:
+        # The amount bound through U256 so SQLite compares its zero-padded text form.
+        cols = [u.amount, keys.c.utxo_id]
+        conds = []
+        if after is not None:
+            key = tuple_(u.amount, keys.c.utxo_id)
+            pos = tuple_(literal(int(after[0]), U256()), literal(str(after[1])))
+            conds.append(key < pos if desc else key > pos)
+    else:
+        cols = [keys.c.block_timestamp, keys.c.utxo_id]
+        conds = _after(cols, after, desc)
     if not include_spent:
         conds.append(u.consuming_tx_hash.is_(None))
     if min_amount:
