@@ -15,10 +15,7 @@ from tests.api.synthetic import build
 from tests.api.test_paging import walk
 from tests.support import pg_cluster as pgc
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(not pgc.available(), reason="PostgreSQL 15 binaries not installed"),
-]
+pytestmark = [pytest.mark.postgres]
 
 
 @pytest.fixture(scope="module")

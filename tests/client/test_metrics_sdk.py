@@ -6,16 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import socket
-import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from avadata.api.app import create_app
 from avadata.metrics.applier import apply_metrics
@@ -25,26 +19,14 @@ from avadata.store import make_engine, migrate
 from avadata.store.writer import mark_chain, write_evm_batch
 from tests.metrics import oracle
 from tests.metrics.synth import history
+from tests.support.server import TOOLS, run_node, serving
 
-ROOT = Path(__file__).resolve().parents[2]
-TOOLS = ROOT / "tools"
 SCRIPT = Path(__file__).with_name("metrics.mjs")
 CHAINS = {11: "mainnet", 22: "testnet"}
 
 pytestmark = [
     pytest.mark.client,
-    pytest.mark.skipif(
-        shutil.which("node") is None
-        or not (TOOLS / "node_modules/@avalanche-sdk/chainkit").is_dir(),
-        reason="node or tools/node_modules/@avalanche-sdk/chainkit missing (scripts/setup.sh)",
-    ),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -65,27 +47,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
         for b in hs[c].batches:
             write_evm_batch(eng, b, appliers=[apply_metrics])
     eng.dispose()
-    port = _free_port()
-    config = uvicorn.Config(
-        create_app(Settings(db_url=url)),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-    )
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}", hs
-    finally:
-        srv.should_exit = True
-        thread.join(timeout=10)
+    with serving(create_app(Settings(db_url=url))) as base:
+        yield base, hs
 
 
 def test_sdk_parses_and_pages_every_metric(server, tmp_path: Path) -> None:
@@ -100,17 +63,8 @@ def test_sdk_parses_and_pages_every_metric(server, tmp_path: Path) -> None:
                 calls.append([chain_id, name, interval.value, size])
     out = tmp_path / "sdk-metrics.json"
     args = {"toolsDir": str(TOOLS), "chainId": "11", "calls": calls, "outFile": str(out)}
-    proc = subprocess.run(
-        ["node", str(SCRIPT), base, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        timeout=170,
-        check=False,
-    )
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    assert lines, proc.stdout + proc.stderr
-    status = json.loads(lines[-1])
-    assert proc.returncode == 0 and status["ok"], json.dumps(status)[:3000] + proc.stderr
+    status, stderr = run_node(SCRIPT, base, json.dumps(args), timeout=170)
+    assert status["_returncode"] == 0 and status["ok"], json.dumps(status)[:3000] + stderr
     result = json.loads(out.read_text())
 
     for (chain_id, name, interval, size), key in zip(

@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import socket
-import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from avadata.api.app import create_app
 from avadata.decode.codec import api, xchain
@@ -34,18 +28,12 @@ from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
 from tests.primary.test_index_api import _source
 from tests.primary.test_ingest import AVAX, A, _chain
+from tests.support.server import TOOLS, run_node, serving
 
-ROOT = Path(__file__).resolve().parents[2]
-TOOLS = ROOT / "tools"
 SCRIPT = Path(__file__).with_name("primary.mjs")
 
 pytestmark = [
     pytest.mark.client,
-    pytest.mark.skipif(
-        shutil.which("node") is None
-        or not (TOOLS / "node_modules/@avalanche-sdk/chainkit").is_dir(),
-        reason="node or tools/node_modules/@avalanche-sdk/chainkit missing (scripts/setup.sh)",
-    ),
 ]
 
 
@@ -74,36 +62,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     blocks, _ = _chain(30)
     asyncio.run(index_chain(engine, _source(blocks, []), "P", "P"))
     asyncio.run(index_chain(engine, _source(_x_blocks(), []), "X", "X"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
     settings = Settings(db_url=url, page_token_secret="sdk-test-secret-0123")
-    srv = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(timeout=10)
+    with serving(create_app(settings)) as base:
+        yield base
 
 
 def _run(server: str, args: dict[str, str]) -> dict[str, Any]:
-    run = subprocess.run(
-        ["node", str(SCRIPT), server, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    out: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
-    assert out["ok"], out
+    out, stderr = run_node(SCRIPT, server, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
     return out
 
 

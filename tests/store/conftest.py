@@ -28,8 +28,8 @@ ENGINES = [
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[pgc.PgCluster]:
-    if not pgc.available():
-        pytest.skip("PostgreSQL 15 binaries not installed")
+    # CI and `make test` have the binaries; their absence is a setup failure, not a skip.
+    assert pgc.available(), "PostgreSQL 15 binaries (initdb, pg_ctl) not found"
     cluster = pgc.PgCluster().start()
     try:
         yield cluster
