@@ -70,7 +70,7 @@ def test_kill_nine_at_random_points_loses_and_duplicates_nothing(
             if cursors.get_cursor(engine, devnet_chain.chain_id) != before:
                 break
             time.sleep(0.05)
-        time.sleep(rng.uniform(0.0, 0.15))
+        time.sleep(rng.uniform(0.0, 0.03))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
