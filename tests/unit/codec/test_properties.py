@@ -4,6 +4,7 @@ any truncation or mutation of valid bytes gives DecodeError or a valid object, n
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -230,7 +231,18 @@ def test_any_tx_renders_to_json(chain: str, strategy: Any) -> None:
     check()
 
 
-def test_deep_nesting_is_a_decode_error_not_a_recursion_error() -> None:
+@pytest.mark.parametrize("recursion_limit", [1000, 100_000])
+def test_deep_nesting_is_a_decode_error_not_a_recursion_error(recursion_limit: int) -> None:
+    # The guard must not lean on the recursion limit: py_ecc raises it to 100,000 on import.
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(recursion_limit)
+    try:
+        _check_deep_nesting()
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _check_deep_nesting() -> None:
     # BaseTx with one input whose stakeable.LockIn holds a LockIn ... 5000 deep
     head = bytes.fromhex("00000000002200000001") + bytes(32)
     head += bytes(4) + bytes.fromhex("00000001") + bytes(32) + bytes(4) + bytes(32)

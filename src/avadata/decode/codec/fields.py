@@ -12,7 +12,7 @@ import dataclasses
 import typing
 from typing import Any, ClassVar, TypeVar
 
-from avadata.decode.codec.reader import DecodeError, Reader
+from avadata.decode.codec.reader import MAX_IFACE_DEPTH, DecodeError, Reader, too_deep
 from avadata.decode.codec.writer import EncodeError, Writer
 
 T = TypeVar("T")
@@ -199,7 +199,12 @@ class Iface(Kind):
             if known is None:
                 raise DecodeError(pos, f"a known {t.name} type ID, got {tid}")
             raise DecodeError(pos, f"a {self.role.__name__} type ID, got {tid} ({known.__name__})")
-        return read_struct(cls, r, t)
+        if r.depth >= MAX_IFACE_DEPTH:
+            raise too_deep(pos)
+        r.depth += 1
+        value = read_struct(cls, r, t)
+        r.depth -= 1  # not restored on error: a DecodeError abandons the whole Reader
+        return value
 
     def write(self, w: Writer, t: TypeTable, v: Any) -> None:
         if not isinstance(v, self.role):

@@ -39,12 +39,13 @@ class DecodeError(ValueError):
 class Reader:
     """A cursor over immutable bytes. `pos` is public so callers can slice out spans."""
 
-    __slots__ = ("buf", "pos", "end")
+    __slots__ = ("buf", "pos", "end", "depth")
 
     def __init__(self, buf: bytes, pos: int = 0) -> None:
         self.buf = bytes(buf)
         self.pos = pos
         self.end = len(self.buf)
+        self.depth = 0  # interface values currently open (see MAX_IFACE_DEPTH)
 
     def _short(self, n: int, what: str) -> DecodeError:
         return DecodeError(self.pos, f"{what} ({n} bytes), {self.end - self.pos} left")
@@ -158,10 +159,15 @@ class Reader:
             raise DecodeError(self.pos, f"end of input, {self.end - self.pos} trailing bytes")
 
 
+# Interfaces can nest (a LockIn holding a LockIn ...). Real transactions nest three or four
+# deep; the cap is explicit because Python's recursion limit is process-wide state that
+# libraries change (py_ecc raises it to 100,000 on import), so it cannot be the guard.
+MAX_IFACE_DEPTH = 64
+
+
 def too_deep(pos: int) -> DecodeError:
-    """Interfaces can nest (a LockIn holding a LockIn ...); input nested deeper than Python's
-    recursion limit is refused rather than allowed to raise RecursionError."""
-    return DecodeError(pos, "values nested less deeply (recursion limit reached)")
+    """Input nested deeper than MAX_IFACE_DEPTH (or than the recursion limit) is refused."""
+    return DecodeError(pos, f"values nested at most {MAX_IFACE_DEPTH} interfaces deep")
 
 
 def check_size(data: bytes, cap: int | None, what: str) -> None:
