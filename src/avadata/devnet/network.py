@@ -23,10 +23,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 
+from starlette.routing import BaseRoute
+
 from avadata.devnet.anvil import C_CHAIN_ID, AnvilOptions, AnvilProcess, start_anvil
+from avadata.devnet.facade.index_api import index_routes
 from avadata.devnet.facade.routes import ChainRoute
 from avadata.devnet.facade.server import HOST, FacadeServer
 from avadata.devnet.ledger import Ledger
+from avadata.devnet.primary_node import NodeOptions, PrimaryNode
+from avadata.devnet.primary_sim import L1Spec, PrimaryConfig
 from avadata.devnet.rpc import Rpc
 from avadata.devnet.schedule import DAY
 from avadata.devnet.traffic import TrafficConfig, TrafficGenerator
@@ -81,6 +86,11 @@ class DevnetConfig:
     history: TrafficConfig = field(default_factory=lambda: TrafficConfig(start_timestamp=0))
     live_interval: float | None = 3.0  # seconds between live blocks; None: no live blocks
     live_txs: int = 5
+    # The primary network (P/X simulators, C-chain containers, Index API): None for EVM only.
+    # Its seed, start, days and L1s are replaced by the devnet's own.
+    primary: PrimaryConfig | None = field(default_factory=PrimaryConfig)
+    index_enabled: bool = True  # avalanchego's --index-enabled
+    index_allow_incomplete: bool = False  # avalanchego's --index-allow-incomplete
 
 
 @dataclass
@@ -99,6 +109,7 @@ class Devnet:
         self.config = config or DevnetConfig()
         self.chains: dict[str, DevnetChain] = {}
         self.facade: FacadeServer | None = None
+        self.node: PrimaryNode | None = None
         self._live: threading.Thread | None = None
         self._stopping = threading.Event()
         self._lock = threading.Lock()  # live mining vs. stop/save
@@ -112,8 +123,12 @@ class Devnet:
             _check_port_free(self.config.port)  # fail before minutes of history, not after
         try:
             self._start_chains(progress)
+            extra: list[BaseRoute] = []
+            if self.config.primary is not None:
+                node = self._start_node(self.config.primary)
+                extra += index_routes(node.index_store)
             routes = [ChainRoute(c.spec.name, c.spec.chain_id, c.anvil.rpc_url) for c in self]
-            self.facade = FacadeServer(routes, port=self.config.port)
+            self.facade = FacadeServer(routes, port=self.config.port, extra_routes=extra)
             self.facade.start()
             for chain in self:
                 chain.rpc_url = self.facade.rpc_url(chain.spec.name)
@@ -124,6 +139,37 @@ class Devnet:
         except BaseException:
             self.stop()
             raise
+
+    def _history_start(self) -> int:
+        history = self.config.history
+        return history.start_timestamp or default_start(history.days)
+
+    def _start_node(self, primary: PrimaryConfig) -> PrimaryNode:
+        """The P/X simulators and the indexed containers, after the EVM chains' history (the
+        C-chain's block times place the atomic txs)."""
+        l1s = tuple(L1Spec(c.name, c.chain_id) for c in self.config.chains if c.name != "C")
+        config = replace(
+            primary,
+            seed=self.config.seed,
+            start=self._history_start(),
+            days=self.config.history.days,
+            l1s=l1s,
+        )
+        c_chain = self.chains.get("C")
+        folder = self.config.data_dir / "node" if self.config.data_dir is not None else None
+        node = PrimaryNode(
+            NodeOptions(
+                config,
+                data_dir=folder,
+                c_rpc_url=c_chain.anvil.rpc_url if c_chain is not None else None,
+                index_enabled=self.config.index_enabled,
+                allow_incomplete=self.config.index_allow_incomplete,
+                live_interval=self.config.live_interval,
+            )
+        )
+        node.start()
+        self.node = node
+        return node
 
     def _start_chains(self, progress: Callable[[str, int, int], None] | None) -> None:
         with ThreadPoolExecutor(max_workers=len(self.config.chains)) as pool:
@@ -155,11 +201,7 @@ class Devnet:
         self, spec: ChainSpec, progress: Callable[[str, int, int], None] | None
     ) -> DevnetChain:
         history = self.config.history
-        history = replace(
-            history,
-            seed=self.config.seed,
-            start_timestamp=history.start_timestamp or default_start(history.days),
-        )
+        history = replace(history, seed=self.config.seed, start_timestamp=self._history_start())
         paths = self._paths(spec)
         resume = None
         if paths is not None and paths[0].exists():
@@ -220,6 +262,8 @@ class Devnet:
         with self._lock:
             if self.facade is not None:
                 self.facade.stop()
+            if self.node is not None:
+                self.node.stop()
             for chain in self:
                 paths = self._paths(chain.spec)
                 if paths is not None:

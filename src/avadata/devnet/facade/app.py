@@ -3,9 +3,8 @@
 Stage: devnet facade. A router only: POST /ext/bc/<chain>/rpc is forwarded byte for byte to
 that chain's anvil (parsed only when the chain has local methods to answer), and
 GET /ext/health reports whether every upstream answers; GET /nft/... and /multi/... serve
-the off-chain metadata the devnet's NFT contracts point to (metadata.py). Later issues add
-the Index API (/ext/index/...), validators and subnet-EVM extras as more routes and local
-handlers.
+the off-chain metadata the devnet's NFT contracts point to (metadata.py). The Index API
+(/ext/index/..., index_api.py) and the P-chain views come in as `extra_routes`.
 
 Errors: an unknown chain is a 404 (as avalanchego answers); an upstream that does not answer
 is a 502 with a JSON-RPC error body, so JSON-RPC clients see an error, not a hang.
@@ -23,7 +22,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from avadata.devnet.facade import metadata
 from avadata.devnet.facade.routes import ChainRoute, ChainTable, RpcFault
@@ -42,8 +41,9 @@ def _error(code: int, message: str, id_: Any = None) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
 
 
-def create_app(chains: Sequence[ChainRoute]) -> Starlette:
-    """The facade for `chains`. Raises ValueError when two chains share a name or alias."""
+def create_app(chains: Sequence[ChainRoute], extra_routes: Sequence[BaseRoute] = ()) -> Starlette:
+    """The facade for `chains`, plus `extra_routes` (the Index API, validators, platform API).
+    Raises ValueError when two chains share a name or alias."""
     table = ChainTable(chains)
     state: dict[str, httpx.AsyncClient] = {}
 
@@ -119,6 +119,7 @@ def create_app(chains: Sequence[ChainRoute]) -> Starlette:
         Route("/ext/health/readiness", health, methods=["GET", "POST"]),
         Route("/ext/devnet/chains", chains_index, methods=["GET"]),
         *metadata.ROUTES,
+        *extra_routes,
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 

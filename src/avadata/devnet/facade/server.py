@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 
 import uvicorn
+from starlette.routing import BaseRoute
 
 from avadata.devnet.facade.app import create_app
 from avadata.devnet.facade.routes import ChainRoute
@@ -21,8 +22,11 @@ HOST = "127.0.0.1"
 class FacadeServer:
     """The facade on `port` (0: a free one, read back from `port` after start)."""
 
-    def __init__(self, chains: Sequence[ChainRoute], port: int = 9650) -> None:
+    def __init__(
+        self, chains: Sequence[ChainRoute], port: int = 9650, extra_routes: Sequence[BaseRoute] = ()
+    ) -> None:
         self.chains = list(chains)
+        self.extra_routes = list(extra_routes)
         self.port = port
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -41,7 +45,10 @@ class FacadeServer:
         sock.bind((HOST, self.port))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            create_app(self.chains), log_level="warning", access_log=False, lifespan="on"
+            create_app(self.chains, self.extra_routes),
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
         )
         server = uvicorn.Server(config)
         self._server = server
