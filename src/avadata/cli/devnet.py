@@ -19,8 +19,12 @@ HELP = (
     "Starts one anvil per EVM chain (the C-chain, chain ID 43113, and the L1s alpha 99901 and "
     "beta 99902) on 127.0.0.1 and fills each with a seeded history: contracts, native and token "
     "transfers, NFTs, internal value calls, creations and reverts over 45 simulated days ending "
-    "at today's midnight UTC. Then serves them behind a node facade "
-    "(/ext/bc/C/rpc, /ext/bc/<chain ID or name>/rpc, /ext/health) and mines a few live blocks "
+    "at today's midnight UTC. Simulates the P- and X-chains over the same days in the real "
+    "codec (validators, delegations, subnets, an L1 conversion, assets, atomic transfers with "
+    "the C-chain) and indexes every P, X and C container as a node run with --index-enabled "
+    "does. Then serves it all behind a node facade "
+    "(/ext/bc/C/rpc, /ext/bc/<chain ID or name>/rpc, /ext/index/{P/block, X/block, X/tx, "
+    "X/vtx, C/block}, /ext/health) and adds a few live blocks "
     "every --live-interval seconds. The same --seed on the same day gives the same chains. "
     "With --data-dir the chains are saved on exit and reloaded, not regenerated, next time. "
     "Prints the RPC URLs and runs until Ctrl-C."
@@ -46,7 +50,20 @@ def devnet(
     live_interval: Annotated[
         float, typer.Option(help="seconds between live blocks; 0 for none")
     ] = 3.0,
+    index_enabled: Annotated[
+        bool,
+        typer.Option(
+            help="index accepted P, X and C containers and serve the Index API (avalanchego's "
+            "--index-enabled); turning it off after a run with it on needs "
+            "--index-allow-incomplete"
+        ),
+    ] = True,
+    index_allow_incomplete: Annotated[
+        bool,
+        typer.Option(help="start even if the index is or would become incomplete"),
+    ] = False,
 ) -> None:
+    from avadata.devnet.index_store import IndexConfigError
     from avadata.devnet.network import Devnet, DevnetConfig
     from avadata.devnet.traffic import TrafficConfig
 
@@ -58,6 +75,8 @@ def devnet(
             seed=seed, days=days, blocks=blocks, txs_per_block=txs_per_block, start_timestamp=0
         ),
         live_interval=live_interval or None,
+        index_enabled=index_enabled,
+        index_allow_incomplete=index_allow_incomplete,
     )
     # SIGTERM (from `avadata up` or a service manager) stops as cleanly as Ctrl-C.
     stop = threading.Event()
@@ -74,12 +93,18 @@ def devnet(
                 f"  {name:<10} chain {chain.spec.chain_id:<6} {chain.rpc_url}"
                 f"  (anvil {chain.anvil.rpc_url}, {len(chain.ledger.txs)} txs)"
             )
+        if net.node is not None and config.index_enabled:
+            names = "P/block X/block X/tx X/vtx C/block"
+            typer.echo(f"  index      {net.url}/ext/index/<{names.replace(' ', ' | ')}>")
         typer.echo("Ctrl-C stops it.", err=True)
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:
         pass
     except OSError as exc:  # typically: the port is taken by another node or devnet
+        typer.echo(f"avadata devnet: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except IndexConfigError as exc:  # rule 5: the index would be, or is, incomplete
         typer.echo(f"avadata devnet: {exc}", err=True)
         raise typer.Exit(1) from exc
     finally:

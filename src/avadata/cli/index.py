@@ -60,13 +60,31 @@ def index(
     if node is not None:
         from avadata.indexer.primary import index_node
 
-        try:
-            asyncio.run(index_node(engine, node, once=once, poll=poll))
-        except AvadataError as exc:
-            typer.echo(f"avadata index --node: {exc}", err=True)
-            raise typer.Exit(1) from exc
-        if not rpc:
-            return
+        def primary() -> None:
+            try:
+                asyncio.run(index_node(engine, node, once=once, poll=poll))
+            except AvadataError as exc:
+                typer.echo(f"avadata index --node: {exc}", err=True)
+                raise typer.Exit(1) from exc
+
+        if once or not rpc:
+            primary()
+            if not rpc:
+                return
+        else:
+            # Following both: the primary network in its own thread (and event loop), so
+            # neither follower waits for the other; a failure there ends the whole command,
+            # as a failure of the EVM follower does.
+            import os
+            import threading
+
+            def follow_primary() -> None:
+                try:
+                    primary()
+                finally:
+                    os._exit(1)  # the follower only returns on failure
+
+            threading.Thread(target=follow_primary, name="index-primary", daemon=True).start()
     options = RunOptions(
         once=once,
         poll_seconds=poll,

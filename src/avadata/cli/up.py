@@ -97,7 +97,7 @@ def up(
             json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []},
         )
         rpcs = _evm_rpc_urls(node)
-        index_args = [*exe, "index", "--db", db]
+        index_args = [*exe, "index", "--db", db, "--node", node]
         for url in rpcs:
             index_args += ["--rpc", url]
         procs.append(subprocess.Popen(index_args))
@@ -112,6 +112,7 @@ def up(
             f"  Metrics API   http://127.0.0.1:{port}/v2/chains\n"
             f"  OpenAPI docs  http://127.0.0.1:{port}/docs\n"
             f"  node facade   {node}/ext/bc/C/rpc\n"
+            f"  Index API     {node}/ext/index/P/block (also X/block, X/tx, X/vtx, C/block)\n"
             f"  store         {db}\n"
             "Ctrl-C stops everything.\n"
         )
