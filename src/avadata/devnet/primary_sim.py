@@ -104,6 +104,15 @@ class PrimarySim:
         self._x_script = self._plan_x_script()
         self.history_done = False
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The scripts are closures (not picklable) and only drive the history; a node saving
+        # its state after the history (primary_node.py) keeps everything else.
+        state = dict(self.__dict__)
+        if self.history_done:
+            state["_p_script"] = []
+            state["_x_script"] = []
+        return state
+
     # -- clocks ---------------------------------------------------------------------------------
 
     def _history_clock(self, block_time: int) -> int:
