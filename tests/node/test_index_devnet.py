@@ -20,15 +20,31 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from avadata.decode.codec.ids import cb58_encode
+from avadata.decode.codec import warp
+from avadata.decode.codec.containers import decode_container
+from avadata.decode.codec.ids import cb58_decode, cb58_encode, node_id_str, sha256
+from avadata.decode.codec.pchain import (
+    AddSubnetValidatorTx,
+    ConvertSubnetToL1Tx,
+    CreateChainTx,
+    DisableL1ValidatorTx,
+    IncreaseL1ValidatorBalanceTx,
+    RegisterL1ValidatorTx,
+    RemoveSubnetValidatorTx,
+    SetL1ValidatorWeightTx,
+)
+from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, block_txs
 from avadata.decode.codec.proposervm import decode_proposervm
 from avadata.devnet.network import Devnet, DevnetConfig
+from avadata.devnet.pchain_state import L1_FEE_PER_SECOND
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
 from avadata.devnet.traffic import TrafficConfig
 
@@ -187,3 +203,218 @@ def test_kill_9_while_producing_leaves_a_whole_continuous_index(tmp_path: Path) 
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(60)
+
+
+# -- validators and platform API, replayed from the P-chain containers -------------------------
+
+
+@dataclass
+class Replayed:
+    node_id: bytes
+    weight: int
+    start: int
+    balance: int = 0
+    updated: int = 0
+    disabled: bool = False
+    l1: bool = True
+    end: int = 0
+
+
+def replay_validators(node: str) -> tuple[dict[bytes, dict[bytes, Replayed]], dict[str, bytes]]:
+    """subnet -> validation ID -> validator, and chain name -> subnet, from the P-chain bytes
+    the Index API serves, decoded with the codec and replayed by the rules of avalanchego
+    (not by the simulator's state)."""
+    subnets: dict[bytes, dict[bytes, Replayed]] = defaultdict(dict)
+    chain_subnet: dict[str, bytes] = {}
+    converted: set[bytes] = set()
+    for c in containers(node, "P/block"):
+        inner = decode_container("P", bytes.fromhex(c["bytes"][2:-8])).inner
+        t = getattr(inner, "time", 0)
+        for tx in block_txs(inner):
+            u = tx.unsigned
+            vals = subnets[getattr(u, "subnet_id", b"")]
+            if isinstance(u, CreateChainTx):
+                chain_subnet[u.chain_name] = u.subnet_id
+                chain_subnet[cb58_encode(tx.id_bytes(PCHAIN_TABLE))] = u.subnet_id
+            elif isinstance(u, AddSubnetValidatorTx):
+                v = u.validator
+                vals[tx.id_bytes(PCHAIN_TABLE)] = Replayed(
+                    v.node_id, v.weight, v.start, l1=False, end=v.end
+                )
+            elif isinstance(u, RemoveSubnetValidatorTx):
+                for vid, r in list(vals.items()):
+                    if r.node_id == u.node_id:
+                        del vals[vid]
+            elif isinstance(u, ConvertSubnetToL1Tx):
+                converted.add(u.subnet_id)
+                vals.clear()  # the permissioned validators are gone with the conversion
+                for i, v in enumerate(u.validators):
+                    vid = sha256(u.subnet_id + i.to_bytes(4, "big"))
+                    vals[vid] = Replayed(v.node_id, v.weight, t, v.balance, t)
+            elif isinstance(u, RegisterL1ValidatorTx):
+                _, call, msg = warp.l1_message_of(u.message)
+                assert isinstance(msg, warp.RegisterL1Validator)
+                subnets[msg.subnet_id][sha256(call.payload)] = Replayed(
+                    msg.node_id, msg.weight, t, u.balance, t
+                )
+            elif isinstance(u, SetL1ValidatorWeightTx):
+                _, _, weight = warp.l1_message_of(u.message)
+                assert isinstance(weight, warp.L1ValidatorWeight)
+                for vals in subnets.values():
+                    if weight.validation_id in vals:
+                        if weight.weight == 0:
+                            del vals[weight.validation_id]
+                        else:
+                            vals[weight.validation_id].weight = weight.weight
+            elif isinstance(u, (IncreaseL1ValidatorBalanceTx, DisableL1ValidatorTx)):
+                for vals in subnets.values():
+                    r = vals.get(u.validation_id)  # type: ignore[assignment]
+                    if r is None:
+                        continue
+                    r.balance = max(0, r.balance - L1_FEE_PER_SECOND * (t - r.updated))
+                    r.updated = t
+                    if isinstance(u, DisableL1ValidatorTx):
+                        r.disabled, r.balance = True, 0
+                    else:
+                        r.balance += u.balance
+    return subnets, chain_subnet
+
+
+def test_validators_api_equals_a_replay_of_the_p_chain(net: Devnet) -> None:
+    subnets, chain_subnet = replay_validators(net.url)
+    p_time = datetime.fromisoformat(
+        rpc(f"{net.url}/ext/bc/P", "platform.getTimestamp", {})["timestamp"].replace("Z", "+00:00")
+    ).timestamp()
+    chains = rpc(f"{net.url}/ext/bc/P", "platform.getBlockchains", {})["blockchains"]
+    names = {c["name"]: c for c in chains}
+    assert {"X-Chain", "C-Chain", "alpha", "beta"} <= set(names)
+    seen_l1 = seen_subnet = 0
+    for name in ("alpha", "beta"):
+        subnet = chain_subnet[name]
+        assert names[name]["subnetID"] == cb58_encode(subnet)
+        want = {vid: r for vid, r in subnets[subnet].items() if r.l1 or r.end > p_time}
+        for segment in (name, names[name]["id"]):  # by alias and by blockchain ID
+            got = rpc(
+                f"{net.url}/ext/bc/{segment}/validators", "validators.getCurrentValidators", {}
+            )["validators"]
+            assert {g["validationID"] for g in got} == {cb58_encode(v) for v in want}
+        for g in got:
+            r = want[cb58_decode(g["validationID"])]
+            active = (not r.disabled) and r.balance - L1_FEE_PER_SECOND * (p_time - r.updated) > 0
+            assert (g["nodeID"], g["weight"], g["startTimestamp"], g["isL1Validator"]) == (
+                node_id_str(r.node_id),
+                r.weight,
+                r.start,
+                r.l1,
+            )
+            assert g["isActive"] == (active if r.l1 else True)
+            assert g["uptimePercentage"] in (100.0, 70.0)
+            assert 0 <= g["uptimeSeconds"] <= time.time() - r.start
+            seen_l1 += r.l1
+            seen_subnet += not r.l1
+        # the nodeIDs filter
+        pick = [got[0]["nodeID"]]
+        only = rpc(
+            f"{net.url}/ext/bc/{name}/validators",
+            "validators.getCurrentValidators",
+            {"nodeIDs": pick},
+        )["validators"]
+        assert [v["nodeID"] for v in only] == pick
+    assert seen_l1 >= 3 and seen_subnet >= 1
+    assert any(r.disabled for r in subnets[chain_subnet["alpha"]].values())
+    # errors: a chain without a validators API, a bad node ID
+    assert httpx.post(f"{net.url}/ext/bc/C/validators", json={}).status_code == 404
+    bad = httpx.post(
+        f"{net.url}/ext/bc/alpha/validators",
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "validators.getCurrentValidators",
+            "params": {"nodeIDs": ["NodeID-nope"]},
+        },
+    ).json()
+    assert bad["error"]["code"] == -32602
+
+
+def genesis_of(node: str, name: str) -> dict[str, Any]:
+    """The EVM genesis the P-chain's CreateChainTx for `name` carries."""
+    for c in containers(node, "P/block"):
+        inner = decode_container("P", bytes.fromhex(c["bytes"][2:-8])).inner
+        for tx in block_txs(inner):
+            if isinstance(tx.unsigned, CreateChainTx) and tx.unsigned.chain_name == name:
+                genesis: dict[str, Any] = json.loads(tx.unsigned.genesis_data)
+                return genesis
+    raise AssertionError(f"no CreateChainTx for {name}")
+
+
+def test_subnet_evm_extras_answer_the_started_and_changed_config(net: Devnet) -> None:
+    assert net.node is not None
+    for name in ("alpha", "beta"):
+        url = net.rpc_urls[name]
+        anvil = net.anvil_urls[name]
+        genesis = genesis_of(net.url, name)["config"]
+        record = net.node.sim.evm_config(name)
+        assert record is not None
+        chain_config = rpc(url, "eth_getChainConfig", [])
+        assert chain_config["chainId"] == genesis["chainId"] == net.chains[name].spec.chain_id
+        assert chain_config["feeConfig"] == genesis["feeConfig"]
+        for key, value in genesis.items():
+            if key.endswith("Config") and key != "feeConfig":  # genesis precompiles
+                assert chain_config[key] == value, key
+        upgrades = chain_config["upgrades"].get("precompileUpgrades", [])
+        assert [next(iter(u)) for u in upgrades] == [p.key for p in record.precompile_upgrades]
+        assert list(chain_config)[-1] == "upgrades"
+
+        # eth_feeConfig at every block: genesis config until the first FeeManager change,
+        # then each change from its block on, with lastChangedAt that block
+        head = int(rpc(anvil, "eth_blockNumber", []), 16)
+        changes = [(ch.block, ch.fee_config.json()) for ch in record.fee_changes]
+        assert all(0 < b <= head for b, _ in changes)
+        for n in sorted({0, 1, head, *(b for b, _ in changes), *(b - 1 for b, _ in changes)}):
+            want_config, want_at = genesis["feeConfig"], 0
+            for block, cfg in changes:
+                if block <= n:
+                    want_config, want_at = cfg, block
+            got = rpc(url, "eth_feeConfig", [hex(n)])
+            assert got == {"feeConfig": want_config, "lastChangedAt": want_at}, (name, n)
+            block_hash = rpc(anvil, "eth_getBlockByNumber", [hex(n), False])["hash"]
+            assert rpc(url, "eth_feeConfig", [{"blockHash": block_hash}]) == got
+        assert rpc(url, "eth_feeConfig", []) == rpc(url, "eth_feeConfig", [hex(head)])
+
+        # rules and precompiles flip exactly at their activation times
+        for upgrade, rule in (("durangoTimestamp", "IsDurango"), ("etnaTimestamp", "IsEtna")):
+            at = chain_config[upgrade]
+            before = rpc(url, "eth_getActiveRulesAt", [at - 1])
+            after = rpc(url, "eth_getActiveRulesAt", [at])
+            assert before["platformRules"][rule] is False and after["platformRules"][rule] is True
+        for p in record.precompile_upgrades:
+            assert p.block_timestamp is not None
+            before = rpc(url, "eth_getActivePrecompilesAt", [p.block_timestamp - 1])
+            after = rpc(url, "eth_getActivePrecompilesAt", [p.block_timestamp])
+            rules = rpc(url, "eth_getActiveRulesAt", [p.block_timestamp])
+            if p.disable:
+                assert p.key in before and p.key not in after and p.key not in rules["precompiles"]
+            else:
+                assert after[p.key]["blockTimestamp"] == p.block_timestamp
+                assert rules["precompiles"][p.key] == {"timestamp": p.block_timestamp}
+        head_time = int(rpc(anvil, "eth_getBlockByNumber", ["latest", False])["timestamp"], 16)
+        assert rpc(url, "eth_getActiveRulesAt", []) == rpc(url, "eth_getActiveRulesAt", [head_time])
+
+    # errors on that endpoint are geth's
+    alpha = net.rpc_urls["alpha"]
+    body = {"jsonrpc": "2.0", "id": 7, "method": "eth_feeConfig", "params": ["0xffffff"]}
+    assert httpx.post(alpha, json=body).json()["error"]["code"] == -32000
+    body["params"] = [12]
+    assert httpx.post(alpha, json=body).json()["error"]["code"] == -32602
+    body = {"jsonrpc": "2.0", "id": 8, "method": "eth_getActiveRulesAt", "params": ["soon"]}
+    assert httpx.post(alpha, json=body).json()["error"]["code"] == -32602
+    # a batch mixing a local method, a forwarded one and a bad call, in order
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "eth_getChainConfig", "params": []},
+        {"jsonrpc": "2.0", "id": 2, "method": "eth_chainId", "params": []},
+        {"jsonrpc": "2.0", "id": 3, "method": "eth_getChainConfig", "params": [1]},
+    ]
+    answers = httpx.post(alpha, json=batch).json()
+    assert [a["id"] for a in answers] == [1, 2, 3]
+    assert answers[0]["result"]["chainId"] == int(answers[1]["result"], 16) == 99901
+    assert answers[2]["error"]["code"] == -32602

@@ -25,11 +25,15 @@ from types import TracebackType
 
 from starlette.routing import BaseRoute
 
+from avadata.decode.codec.ids import cb58_encode
 from avadata.devnet.anvil import C_CHAIN_ID, AnvilOptions, AnvilProcess, start_anvil
 from avadata.devnet.facade.index_api import index_routes
+from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.routes import ChainRoute
 from avadata.devnet.facade.server import HOST, FacadeServer
+from avadata.devnet.facade.subnet_evm import subnet_evm_methods
 from avadata.devnet.ledger import Ledger
+from avadata.devnet.network_ids import C_CHAIN_ID as C_CHAIN_BLOCKCHAIN_ID
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import L1Spec, PrimaryConfig
 from avadata.devnet.rpc import Rpc
@@ -124,10 +128,12 @@ class Devnet:
         try:
             self._start_chains(progress)
             extra: list[BaseRoute] = []
+            routes = [ChainRoute(c.spec.name, c.spec.chain_id, c.anvil.rpc_url) for c in self]
             if self.config.primary is not None:
                 node = self._start_node(self.config.primary)
                 extra += index_routes(node.index_store)
-            routes = [ChainRoute(c.spec.name, c.spec.chain_id, c.anvil.rpc_url) for c in self]
+                extra += node_routes(lambda: node.sim, node.lock)
+                routes = [self._with_node(route, node) for route in routes]
             self.facade = FacadeServer(routes, port=self.config.port, extra_routes=extra)
             self.facade.start()
             for chain in self:
@@ -153,6 +159,7 @@ class Devnet:
             seed=self.config.seed,
             start=self._history_start(),
             days=self.config.history.days,
+            history_blocks=self.config.history.blocks,  # the fee changes fall inside them
             l1s=l1s,
         )
         c_chain = self.chains.get("C")
@@ -170,6 +177,20 @@ class Devnet:
         node.start()
         self.node = node
         return node
+
+    @staticmethod
+    def _with_node(route: ChainRoute, node: PrimaryNode) -> ChainRoute:
+        """A chain's route with its blockchain ID as an alias and, for an L1, the subnet-EVM
+        extras answered from the config the devnet records for it."""
+        if route.name == "C":
+            return replace(route, aliases=(cb58_encode(C_CHAIN_BLOCKCHAIN_ID),))
+        with node.lock:
+            chain = node.sim.chain_of.get(route.name)
+            config = node.sim.evm_config(route.name)
+        if chain is None or config is None:
+            return route
+        methods = subnet_evm_methods(config, route.upstream)
+        return replace(route, aliases=(cb58_encode(chain),), local_methods=methods)
 
     def _start_chains(self, progress: Callable[[str, int, int], None] | None) -> None:
         with ThreadPoolExecutor(max_workers=len(self.config.chains)) as pool:

@@ -1,0 +1,201 @@
+"""What the devnet node answers from its P-chain state: validators of an L1 and platform.*.
+
+Stage: devnet facade. Reads the PrimarySim's P-chain state under the node's lock.
+
+- POST /ext/bc/<blockchain ID or name>/validators, `validators.getCurrentValidators` (subnet-evm
+  plugin/evm/service.go; node-rpc.md section 3): the validators of the subnet the chain belongs
+  to. For a converted subnet (an L1): its L1 validators from ConvertSubnetToL1Tx and
+  RegisterL1ValidatorTx, with their current weight, `isActive` while their balance covers the
+  continuous fee (disabled ones stay listed, inactive; removed ones, weight 0, are gone). For a
+  permissioned subnet: its subnet validators, `validationID` the add-validator tx ID, always
+  active. Uptime and connection follow uptime.py's rule, measured up to the node's clock.
+- POST /ext/bc/P (and /ext/P): `platform.getBlockchains`, `platform.getSubnets`,
+  `platform.getHeight`, `platform.getTimestamp`.
+
+Both use the avalanchego RPC stack (jsonrpc.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from avadata.decode.codec.ids import bech32_address, cb58_encode, node_id_str, parse_node_id
+from avadata.decode.codec.reader import DecodeError
+from avadata.devnet import uptime
+from avadata.devnet.facade.jsonrpc import BadParams, Handler, dispatch
+from avadata.devnet.network_ids import (
+    AVM_VM_ID,
+    C_CHAIN_ID,
+    EVM_VM_ID,
+    HRP,
+    PRIMARY_SUBNET_ID,
+    X_CHAIN_ID,
+)
+from avadata.devnet.pchain_state import PChainState
+from avadata.devnet.primary_sim import PrimarySim
+
+
+def _node_filter(params: dict[str, Any]) -> set[bytes] | None:
+    value = params.get("nodeIDs")
+    if value is None or value == []:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BadParams
+    try:
+        return {parse_node_id(v) for v in value}
+    except DecodeError:
+        raise BadParams from None
+
+
+def current_validators(
+    state: PChainState, subnet: bytes, now: int, wanted: set[bytes] | None
+) -> list[dict[str, Any]]:
+    """The validator entries of `subnet`, in node-ID order, as seen at wall time `now`."""
+    rows: list[tuple[bytes, bytes, int, int, bool, bool]] = []
+    # (node ID, validation ID, weight, start, isActive, isL1Validator)
+    converted = state.subnets.get(subnet)
+    if converted is not None and converted.converted:
+        for v in state.l1_validators.values():
+            if v.subnet_id == subnet and v.weight > 0:
+                rows.append(
+                    (v.node_id, v.validation_id, v.weight, v.start, v.active(state.time), True)
+                )
+    else:
+        for s in state.current_stakers("subnet_validator", subnet):
+            rows.append((s.node_id, s.tx_id, s.weight, s.start, True, False))
+    out = []
+    for node_id, validation_id, weight, start, active, is_l1 in sorted(rows):
+        if wanted is not None and node_id not in wanted:
+            continue
+        out.append(
+            {
+                "validationID": cb58_encode(validation_id),
+                "nodeID": node_id_str(node_id),
+                "weight": weight,
+                "startTimestamp": start,
+                "isActive": active,
+                "isL1Validator": is_l1,
+                "isConnected": uptime.is_connected(node_id, now),
+                "uptimePercentage": uptime.uptime_percentage(node_id),
+                "uptimeSeconds": uptime.uptime_seconds(node_id, start, now),
+            }
+        )
+    return out
+
+
+def _chain_ids(sim: PrimarySim) -> dict[str, bytes]:
+    """URL segment -> blockchain ID of every chain with a validators API (the EVM L1s)."""
+    out: dict[str, bytes] = {}
+    for name, chain in sim.chain_of.items():
+        out[name] = chain
+        out[cb58_encode(chain)] = chain
+    return out
+
+
+SimView = Callable[[], PrimarySim]  # the node's current simulator (replaced on a reload)
+
+
+def platform_methods(view: SimView, lock: threading.Lock) -> dict[str, Handler]:
+    def blockchains(params: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            chains = list(view().p.state.chains.values())
+        primary = [
+            {
+                "id": cb58_encode(X_CHAIN_ID),
+                "name": "X-Chain",
+                "subnetID": cb58_encode(PRIMARY_SUBNET_ID),
+                "vmID": cb58_encode(AVM_VM_ID),
+            },
+            {
+                "id": cb58_encode(C_CHAIN_ID),
+                "name": "C-Chain",
+                "subnetID": cb58_encode(PRIMARY_SUBNET_ID),
+                "vmID": cb58_encode(EVM_VM_ID),
+            },
+        ]
+        created = [
+            {
+                "id": cb58_encode(c.chain_id),
+                "name": c.name,
+                "subnetID": cb58_encode(c.subnet_id),
+                "vmID": cb58_encode(c.vm_id),
+            }
+            for c in sorted(chains, key=lambda c: (c.created_at, c.chain_id))
+        ]
+        return {"blockchains": primary + created}
+
+    def subnets(params: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            found = sorted(view().p.state.subnets.values(), key=lambda s: s.subnet_id)
+        return {
+            "subnets": [
+                {
+                    "id": cb58_encode(s.subnet_id),
+                    "controlKeys": [bech32_address(s.owner, HRP, "P")],
+                    "threshold": "1",
+                }
+                for s in found
+            ]
+        }
+
+    def height(params: dict[str, Any]) -> dict[str, str]:
+        with lock:
+            return {"height": str(view().p.state.height)}
+
+    def timestamp(params: dict[str, Any]) -> dict[str, str]:
+        with lock:
+            t = view().p.state.time
+        return {"timestamp": datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+    return {
+        "getBlockchains": blockchains,
+        "getSubnets": subnets,
+        "getHeight": height,
+        "getTimestamp": timestamp,
+    }
+
+
+def node_routes(
+    view: SimView, lock: threading.Lock, now: Callable[[], float] = time.time
+) -> list[Route]:
+    """The validators API of every L1 chain and the platform API, reading `view()` under
+    `lock`."""
+
+    async def validators(request: Request) -> Response:
+        with lock:
+            sim = view()
+            chain = _chain_ids(sim).get(request.path_params["chain"])
+            info = sim.p.state.chains.get(chain) if chain is not None else None
+        if info is None:
+            return PlainTextResponse("404 page not found", 404)
+
+        def get_current_validators(params: dict[str, Any]) -> dict[str, Any]:
+            wanted = _node_filter(params)
+            with lock:
+                state = view().p.state
+                wall = max(int(now()), state.time)
+                return {"validators": current_validators(state, info.subnet_id, wall, wanted)}
+
+        return await dispatch(
+            request, "validators", {"getCurrentValidators": get_current_validators}
+        )
+
+    methods = platform_methods(view, lock)
+
+    async def platform(request: Request) -> Response:
+        return await dispatch(request, "platform", methods)
+
+    verbs = ["GET", "POST", "PUT", "DELETE"]
+    return [
+        Route("/ext/bc/{chain}/validators", validators, methods=verbs),
+        Route("/ext/bc/P", platform, methods=verbs),
+        Route("/ext/P", platform, methods=verbs),
+    ]
