@@ -13,6 +13,10 @@ import httpx
 import psutil
 import pytest
 
+from avadata.decode.codec.containers import decode_container
+from avadata.decode.codec.ids import cb58_encode
+from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, block_txs
+
 pytestmark = pytest.mark.e2e
 
 
@@ -75,6 +79,38 @@ def test_up_serves_indexed_chains_and_stops_cleanly(tmp_path) -> None:
                 },
             ).json()["result"]
             assert block["blockHash"] == theirs["hash"]
+        # The primary network too: the P-chain txs the API serves are txs of the node's
+        # Index API (decoded here with the codec from the node's bytes).
+        served: list[str] = []
+        while time.monotonic() < deadline and len(served) < 50:
+            answer = httpx.get(
+                f"http://127.0.0.1:{api}/v1/networks/fuji/blockchains/p-chain/transactions",
+                params={"pageSize": 100},
+                timeout=10,
+            ).json()
+            served = [t["txHash"] for t in answer.get("transactions", [])]
+            time.sleep(1)
+        assert len(served) >= 50, served
+        p_txs: set[str] = set()
+        start = 0
+        while True:
+            page = httpx.post(
+                f"http://127.0.0.1:{node}/ext/index/P/block",
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "index.getContainerRange",
+                    "params": {"startIndex": start, "numToFetch": 1024, "encoding": "hex"},
+                },
+                timeout=30,
+            ).json()
+            if "error" in page:
+                break
+            for c in page["result"]["containers"]:
+                inner = decode_container("P", bytes.fromhex(c["bytes"][2:-8])).inner
+                p_txs |= {cb58_encode(tx.id_bytes(PCHAIN_TABLE)) for tx in block_txs(inner)}
+            start += len(page["result"]["containers"])
+        assert set(served) <= p_txs
         children = psutil.Process(proc.pid).children(recursive=True)
         assert len(children) >= 4  # devnet, its anvils, index, serve
     finally:

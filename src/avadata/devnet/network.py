@@ -4,8 +4,11 @@ Stage: devnet. Wires anvil.py, traffic.py and the facade together; owns their li
 
 On start, each chain gets an anvil and a seeded history (or, with a data dir that already
 holds one, the anvil reloads its saved state and the history is not regenerated); then the
-facade serves every chain on one port; then, in live mode, a thread mines a small block of
-traffic on each chain every `live_interval` seconds at wall-clock time.
+primary-network node (primary_node.py: P/X simulators, C-chain containers, the persisted
+index) starts over the same days; then the facade serves every chain, the Index API, the
+validators and platform APIs and the subnet-EVM extras on one port; then, in live mode, a
+thread mines a small block of traffic on each chain every `live_interval` seconds at
+wall-clock time, and the node adds P, X and C containers at the same pace.
 
 Invariant: `stop()` leaves no process behind and, with a data dir, saves each chain's state
 (anvil writes it on SIGTERM) and ledger.
