@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from sqlalchemy import Engine, func, select
 from avadata.api import benchstore
 from avadata.api.keystore import read_secret
 from avadata.api.paging import PageCodec, params_digest
+from avadata.paths import REPO_ROOT
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
 from avadata.store.schema import evm_txs, transfer_participants
@@ -162,7 +164,14 @@ def endpoints(deep: dict[str, str], page: int, mid_block: int) -> list[tuple[str
     ]
 
 
+def ensure_wrk() -> None:
+    """wrk comes from a Debian package; scripts/setup-bench.sh installs it when missing."""
+    if shutil.which("wrk") is None:
+        subprocess.run([str(REPO_ROOT / "scripts" / "setup-bench.sh")], check=True)
+
+
 def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
+    ensure_wrk()
     if page < 2:
         raise SystemExit("--page must be at least 2")
     url, count = ensure_store(db, txs)
