@@ -22,6 +22,7 @@ from avadata.api.data import (
     internals,
     nfts,
     primary_routes,
+    primary_validators,
     transactions,
     transfers,
 )
@@ -43,6 +44,7 @@ _ROUTERS = (
     contracts,
     nfts,
     primary_routes,
+    primary_validators,
 )
 
 

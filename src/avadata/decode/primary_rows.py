@@ -22,6 +22,7 @@ from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, block_txs
 from avadata.decode.codec.utxos import consumed, produced
 from avadata.decode.codec.xchain import XCHAIN_TABLE
 from avadata.decode.primary_blocks import BlockFacts
+from avadata.decode.primary_stakers import StakerRows, staker_rows
 
 TABLES = {"P": PCHAIN_TABLE, "X": XCHAIN_TABLE, "C": ATOMIC_TABLE}
 
@@ -33,6 +34,7 @@ class BlockRows:
     spends: list[dict[str, Any]] = field(default_factory=list)
     address_txs: list[dict[str, Any]] = field(default_factory=list)
     address_utxos: list[dict[str, Any]] = field(default_factory=list)
+    stakers: StakerRows = field(default_factory=StakerRows)
 
 
 def signed_txs(chain: str, inner: Any) -> list[Any]:
@@ -45,7 +47,7 @@ def signed_txs(chain: str, inner: Any) -> list[Any]:
     return [api.decode_x_tx(t) if isinstance(t, bytes) else t for t in txs]
 
 
-def _utxo_row(
+def utxo_row(
     chain: str, blockchain_id: str, utxo: UTXO, hrp: str, facts: BlockFacts, ts: int, staked: bool
 ) -> dict[str, Any]:
     out: Any = utxo.output
@@ -106,7 +108,7 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
         tx_hash = cb58_encode(tx_id)
         touched: set[str] = set()
         for utxo, staked in created:
-            row = _utxo_row(chain, blockchain_id, utxo, hrp, facts, ts, staked)
+            row = utxo_row(chain, blockchain_id, utxo, hrp, facts, ts, staked)
             for a in row.pop("_addresses"):
                 touched.add(a)
                 rows.address_utxos.append(
@@ -140,6 +142,8 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
                     "tx_hash": tx_hash,
                 }
             )
+        if chain == "P":
+            staker_rows(tx.unsigned, tx_hash, ts, hrp, rows.stakers)
         rows.txs.append(
             {
                 "blockchain_id": blockchain_id,

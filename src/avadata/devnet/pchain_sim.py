@@ -252,6 +252,7 @@ class PChainSim:
     def _pay(self, tx_id: bytes, index: int, amount: int, owner: Any) -> None:
         out = TransferOutput(amount, owner.locktime, owner.threshold, owner.addresses)
         self.utxos.add(Coin(tx_id, index, AVAX_ASSET_ID, out))
+        self.state.reward_utxos.setdefault(tx_id, []).append((index, amount, owner))
 
     # -- shared plumbing -------------------------------------------------------------------------
 

@@ -104,6 +104,9 @@ class PChainState:
     removed_l1_validators: dict[bytes, L1Validator] = field(default_factory=dict)
     # height -> time of every accepted P block: X and C wrappers name the P height of their time
     heights: list[tuple[int, int]] = field(default_factory=list)
+    # staking tx ID -> (index, amount, owner) of each reward UTXO it was paid, kept after they
+    # are spent, as avalanchego keeps them for platform.getRewardUTXOs
+    reward_utxos: dict[bytes, list[tuple[int, int, OutputOwners]]] = field(default_factory=dict)
 
     def current_stakers(self, kind: str | None = None, subnet: bytes | None = None) -> list[Staker]:
         return [

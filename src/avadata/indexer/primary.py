@@ -13,16 +13,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine
+import orjson
+from sqlalchemy import Engine, select
 
-from avadata.decode.primary_blocks import block_facts
-from avadata.decode.primary_rows import BlockRows, block_rows
-from avadata.sources.index_api import IndexApiSource, index_url
+from avadata.decode.codec import api
+from avadata.decode.codec.pchain_blocks import (
+    ApricotCommitBlock,
+    ApricotProposalBlock,
+    BanffCommitBlock,
+    BanffProposalBlock,
+)
+from avadata.decode.primary_blocks import BlockFacts, block_facts
+from avadata.decode.primary_rows import BlockRows, block_rows, utxo_row
+from avadata.errors import AvadataError
+from avadata.sources.index_api import IndexApiSource, decode_hex_bytes, index_url
 from avadata.sources.jsonrpc import JsonRpcClient
-from avadata.store.primary_writer import get_primary_cursor, write_blocks
+from avadata.store.primary_writer import get_primary_cursor, replace_staker_live, write_blocks
+from avadata.store.schema import primary_validations
 
 # Index API chain letter -> the blockchain ID written in rows (aliases until configured).
 CHAINS = ("P", "X", "C")
+PROPOSALS = (BanffProposalBlock, ApricotProposalBlock)
+COMMITS = (BanffCommitBlock, ApricotCommitBlock)
 
 
 @dataclass(slots=True)
@@ -50,6 +62,7 @@ async def index_chain(
     batch: int = 1024,
     stop: Callable[[], bool] | None = None,
     progress: PrimaryProgress | None = None,
+    platform: JsonRpcClient | None = None,
 ) -> int:
     """Index `chain` up to the node's last accepted container; returns the cursor reached."""
     progress = progress or PrimaryProgress()
@@ -63,19 +76,35 @@ async def index_chain(
         containers = await source.range(next_index, min(batch, last - next_index + 1))
         if not containers:
             break
+        decoded = [(c, block_facts(chain, c.raw)) for c in containers]
+        if chain == "P" and isinstance(decoded[-1][1].inner, PROPOSALS):
+            # A proposal's outcome is the next block (commit or abort): keep them together.
+            if len(decoded) > 1:
+                decoded.pop()
+            else:
+                more = await source.range(containers[-1].index + 1, 1)
+                if not more:
+                    break  # its option block is not accepted yet: next pass
+                decoded.append((more[0], block_facts(chain, more[0].raw)))
         rows: list[BlockRows] = []
-        for c in containers:
-            facts = block_facts(chain, c.raw)
+        ended: list[tuple[BlockRows, BlockFacts, int, bool]] = []
+        for i, (c, facts) in enumerate(decoded):
             ts = facts.timestamp
             if ts is None:
                 ts = parent_ts if parent_ts is not None else _accepted_seconds(c.accepted_at)
             parent_ts = ts
             r = block_rows(chain, blockchain_id, facts, ts)
+            if r.stakers.rewarded:
+                nxt = decoded[i + 1][1].inner if i + 1 < len(decoded) else None
+                ended.append((r, facts, ts, isinstance(nxt, COMMITS)))
             progress.transactions += len(r.txs)
             rows.append(r)
-        write_blocks(engine, blockchain_id, rows, containers[-1].index, containers[-1].id)
-        progress.blocks += len(containers)
-        next_index = containers[-1].index + 1
+        if ended:
+            await attach_rewards(engine, platform, ended, rows)
+        last_c = decoded[-1][0]
+        write_blocks(engine, blockchain_id, rows, last_c.index, last_c.id)
+        progress.blocks += len(decoded)
+        next_index = last_c.index + 1
     return next_index - 1
 
 
@@ -83,14 +112,120 @@ async def index_node(
     engine: Engine, node: str, *, once: bool = True, poll: float = 2.0, batch: int = 1024
 ) -> None:
     """Index P, X and C of one node; follow new containers unless `once`."""
-    clients = {c: JsonRpcClient(index_url(node, c), max_batch=4) for c in CHAINS}
+    # avalanchego's Index API refuses JSON-RPC batches: one request per call.
+    clients = {c: JsonRpcClient(index_url(node, c), max_batch=1) for c in CHAINS}
+    platform = JsonRpcClient(f"{node.rstrip('/')}/ext/bc/P", max_batch=1)
     try:
         while True:
             for chain, client in clients.items():
-                await index_chain(engine, IndexApiSource(client), chain, chain, batch=batch)
+                await index_chain(
+                    engine, IndexApiSource(client), chain, chain, batch=batch, platform=platform
+                )
+            await snapshot_stakers(engine, platform)
             if once:
                 return
             await asyncio.sleep(poll)
     finally:
-        for client in clients.values():
+        for client in [*clients.values(), platform]:
             await client.aclose()
+
+
+async def attach_rewards(
+    engine: Engine,
+    platform: JsonRpcClient | None,
+    ended: list[tuple[BlockRows, BlockFacts, int, bool]],
+    batch_rows: list[BlockRows],
+) -> None:
+    """Reward amounts and UTXOs of the stakers these blocks rewarded. The blocks do not carry
+    them: the node answers platform.getRewardUTXOs (its reward UTXOs, kept after they are
+    spent). Without a node they stay unknown (NULL), never invented."""
+    opened = {o["tx_hash"]: o for r in batch_rows for o in r.stakers.opened}
+    wanted = [x["b_tx_hash"] for r, _, _, _ in ended for x in r.stakers.rewarded]
+    missing = [t for t in wanted if t not in opened]
+    if missing:
+        v = primary_validations.c
+        with engine.connect() as conn:
+            for found in conn.execute(
+                select(v.tx_hash, v.kind, v.reward_addresses).where(v.tx_hash.in_(missing))
+            ):
+                opened[found.tx_hash] = {
+                    "kind": found.kind,
+                    "reward_addresses": found.reward_addresses,
+                }
+    answers = (
+        await platform.batch(
+            [("platform.getRewardUTXOs", {"txID": t, "encoding": "hex"}) for t in wanted]
+        )
+        if platform is not None
+        else []
+    )
+    paid = dict(zip(wanted, answers, strict=False))
+    for r, facts, ts, committed in ended:
+        for x in r.stakers.rewarded:
+            staker = opened.get(x["b_tx_hash"], {})
+            kind = staker.get("kind")
+            x["validation_reward"] = x["delegation_reward"] = None
+            answer = paid.get(x["b_tx_hash"])
+            if answer is None or kind is None:
+                continue
+            utxos = sorted(
+                (api.decode_utxo(decode_hex_bytes(h)) for h in answer.unwrap()["utxos"]),
+                key=lambda u: u.output_index,
+            )
+            amounts = [int(getattr(u.output, "amount", 0)) for u in utxos]
+            if kind == "validator" and committed and utxos:
+                types = ["VALIDATOR"] + ["VALIDATOR_FEE"] * (len(utxos) - 1)
+                x["validation_reward"], x["delegation_reward"] = amounts[0], sum(amounts[1:])
+            elif kind == "validator":
+                types = ["VALIDATOR_FEE"] * len(utxos)
+                x["validation_reward"], x["delegation_reward"] = 0, sum(amounts)
+            else:
+                types = ["DELEGATOR"] * len(utxos)
+                x["validation_reward"], x["delegation_reward"] = sum(amounts), 0
+            addresses = orjson.loads(str(staker.get("reward_addresses") or "[]"))
+            hrp = addresses[0].split("-", 1)[-1].split("1", 1)[0] if addresses else "avax"
+            for u, reward_type in zip(utxos, types, strict=True):
+                row = utxo_row("P", "P", u, hrp, facts, ts, False)
+                row["reward_type"] = reward_type
+                for a in row.pop("_addresses"):
+                    r.address_utxos.append(
+                        {
+                            "address": a,
+                            "chain_id": "P",
+                            "block_timestamp": ts,
+                            "utxo_id": row["utxo_id"],
+                        }
+                    )
+                r.utxos.append(row)
+
+
+async def snapshot_stakers(engine: Engine, platform: JsonRpcClient) -> None:
+    """The node's view of current primary-network stakers (potential rewards, accrued
+    commission, uptime): only the node knows these. A node without the method leaves the
+    previous snapshot."""
+    try:
+        answer = await platform.call("platform.getCurrentValidators", {})
+    except AvadataError:
+        return
+    live: list[dict[str, object]] = []
+    for v in answer.get("validators") or []:
+        live.append(
+            {
+                "tx_hash": v["txID"],
+                "potential_reward": int(v.get("potentialReward") or 0),
+                "delegatee_reward": int(v.get("accruedDelegateeReward") or 0),
+                "uptime": float(v.get("uptime") or 0),
+                "connected": bool(v.get("connected")),
+            }
+        )
+        for d in v.get("delegators") or []:
+            live.append(
+                {
+                    "tx_hash": d["txID"],
+                    "potential_reward": int(d.get("potentialReward") or 0),
+                    "delegatee_reward": 0,
+                    "uptime": float(v.get("uptime") or 0),
+                    "connected": bool(v.get("connected")),
+                }
+            )
+    replace_staker_live(engine, live)

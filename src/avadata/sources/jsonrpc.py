@@ -121,7 +121,9 @@ class JsonRpcClient:
             }
             for i, (m, p) in enumerate(calls)
         ]
-        body = orjson.dumps(payload)
+        # One call goes as a plain request object: avalanchego's own services (Index API,
+        # platform.*) answer those but refuse any JSON array, even a batch of one.
+        body = orjson.dumps(payload[0] if len(payload) == 1 else payload)
         answers = await self._post(body, len(calls))
         by_id: dict[int, dict[str, Any]] = {}
         for a in answers:

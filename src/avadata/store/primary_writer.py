@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, Engine, bindparam, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, select, true, update
 
 from avadata.decode.primary_rows import BlockRows
 from avadata.store import dialect
@@ -16,8 +16,10 @@ from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
     primary_cursors,
+    primary_staker_live,
     primary_txs,
     primary_utxos,
+    primary_validations,
 )
 
 
@@ -51,6 +53,7 @@ def write_blocks(
             values = [v for r in rows for v in getattr(r, key)]
             if values:
                 conn.execute(dialect.insert_or_ignore(conn, table), values)
+        _write_stakers(conn, rows)
         spends = [s for r in rows for s in r.spends]
         if spends:
             # Spends in order after all inserts: a UTXO created and spent in one batch is found.
@@ -121,3 +124,47 @@ def write_blocks(
                 "container_id": last_id,
             },
         )
+
+
+def _write_stakers(conn: Connection, rows: Sequence[BlockRows]) -> None:
+    """Open validation periods, then close the ones a reward or removal ends (in that order:
+    a period opened and closed in one batch is found). Replays set the same values."""
+    opened = [o for r in rows for o in r.stakers.opened]
+    if opened:
+        conn.execute(dialect.insert_or_ignore(conn, primary_validations), opened)
+    v = primary_validations.c
+    rewarded = [x for r in rows for x in r.stakers.rewarded]
+    if rewarded:
+        conn.execute(
+            update(primary_validations)
+            .where(v.tx_hash == bindparam("b_tx_hash"))
+            .values(
+                reward_tx_hash=bindparam("reward_tx_hash"),
+                reward_timestamp=bindparam("reward_timestamp"),
+                validation_reward=bindparam("validation_reward"),
+                delegation_reward=bindparam("delegation_reward"),
+            ),
+            rewarded,
+        )
+    removed = [x for r in rows for x in r.stakers.removed]
+    for x in removed:
+        conn.execute(
+            update(primary_validations)
+            .where(
+                v.node_id == x["b_node_id"] if x["b_node_id"] is not None else true(),
+                v.subnet_id == x["b_subnet_id"],
+                v.kind == "subnet_validator",
+                v.start_ts <= x["remove_timestamp"],
+                (v.remove_tx_hash.is_(None)) | (v.remove_tx_hash == x["remove_tx_hash"]),
+                v.end_ts > x["remove_timestamp"],
+            )
+            .values(remove_tx_hash=x["remove_tx_hash"], remove_timestamp=x["remove_timestamp"])
+        )
+
+
+def replace_staker_live(engine: Engine, live: Sequence[dict[str, object]]) -> None:
+    """The node's current stakers as one snapshot: the old one goes in the same transaction."""
+    with engine.begin() as conn:
+        conn.execute(delete(primary_staker_live))
+        if live:
+            conn.execute(primary_staker_live.insert(), list(live))

@@ -559,6 +559,47 @@ primary_address_utxos = Table(
     sqlite_with_rowid=False,
 )
 
+# Validation periods (primary-network validators and delegators, permissioned subnet
+# validators), one per staking tx; end-of-period facts fill in when the P-chain rewards or
+# removes it.
+primary_validations = Table(
+    "primary_validations",
+    metadata,
+    Column("tx_hash", String(64), nullable=False),
+    Column("kind", String(20), nullable=False),  # validator, delegator, subnet_validator
+    Column("node_id", String(64), nullable=False),
+    Column("subnet_id", String(64), nullable=False),
+    Column("amount_staked", U256(), nullable=False),
+    Column("delegation_fee", Integer),  # validators: parts per million
+    Column("start_ts", BigInteger, nullable=False),
+    Column("end_ts", BigInteger, nullable=False),
+    Column("bls_public_key", Text),
+    Column("bls_pop", Text),
+    Column("reward_addresses", Text, nullable=False),  # JSON list of bech32
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("reward_tx_hash", String(64)),
+    Column("reward_timestamp", BigInteger),
+    Column("validation_reward", U256()),
+    Column("delegation_reward", U256()),
+    Column("remove_tx_hash", String(64)),
+    Column("remove_timestamp", BigInteger),
+    PrimaryKeyConstraint("tx_hash"),
+    Index(None, "node_id", "start_ts", "tx_hash"),
+)
+
+# What only the node knows about current stakers (platform.getCurrentValidators), replaced
+# after each P-chain pass: potential rewards, commission accrued, uptime, connection.
+primary_staker_live = Table(
+    "primary_staker_live",
+    metadata,
+    Column("tx_hash", String(64), nullable=False),
+    Column("potential_reward", U256(), nullable=False),
+    Column("delegatee_reward", U256(), nullable=False),
+    Column("uptime", Float, nullable=False),
+    Column("connected", Boolean(create_constraint=False), nullable=False),
+    PrimaryKeyConstraint("tx_hash"),
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -587,8 +628,10 @@ __all__ = [
     "primary_address_txs",
     "primary_address_utxos",
     "primary_cursors",
+    "primary_staker_live",
     "primary_txs",
     "primary_utxos",
+    "primary_validations",
     "token_transfers",
     "tokens",
     "transfer_participants",

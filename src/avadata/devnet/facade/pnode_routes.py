@@ -10,7 +10,11 @@ Stage: devnet facade. Reads the PrimarySim's P-chain state under the node's lock
   permissioned subnet: its subnet validators, `validationID` the add-validator tx ID, always
   active. Uptime and connection follow uptime.py's rule, measured up to the node's clock.
 - POST /ext/bc/P (and /ext/P): `platform.getBlockchains`, `platform.getSubnets`,
-  `platform.getHeight`, `platform.getTimestamp`.
+  `platform.getHeight`, `platform.getTimestamp`, and what an indexer needs from the node
+  beyond the blocks: `platform.getRewardUTXOs` (the reward UTXOs a committed
+  RewardValidatorTx paid a staker, kept after they are spent) and
+  `platform.getCurrentValidators` of the primary network (potential rewards, accrued
+  delegatee rewards, uptime and connection).
 
 Both use the avalanchego RPC stack (jsonrpc.py).
 """
@@ -27,11 +31,21 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from avadata.decode.codec.ids import bech32_address, cb58_encode, node_id_str, parse_node_id
+from avadata.decode.codec import api
+from avadata.decode.codec.components import UTXO, TransferOutput
+from avadata.decode.codec.ids import (
+    bech32_address,
+    cb58_decode,
+    cb58_encode,
+    hex_with_checksum,
+    node_id_str,
+    parse_node_id,
+)
 from avadata.decode.codec.reader import DecodeError
 from avadata.devnet import uptime
-from avadata.devnet.facade.jsonrpc import BadParams, Handler, dispatch
+from avadata.devnet.facade.jsonrpc import BadParams, Handler, MethodError, dispatch
 from avadata.devnet.network_ids import (
+    AVAX_ASSET_ID,
     AVM_VM_ID,
     C_CHAIN_ID,
     EVM_VM_ID,
@@ -103,7 +117,9 @@ def _chain_ids(sim: PrimarySim) -> dict[str, bytes]:
 SimView = Callable[[], PrimarySim]  # the node's current simulator (replaced on a reload)
 
 
-def platform_methods(view: SimView, lock: threading.Lock) -> dict[str, Handler]:
+def platform_methods(
+    view: SimView, lock: threading.Lock, now: Callable[[], float] = time.time
+) -> dict[str, Handler]:
     def blockchains(params: dict[str, Any]) -> dict[str, Any]:
         with lock:
             chains = list(view().p.state.chains.values())
@@ -155,7 +171,79 @@ def platform_methods(view: SimView, lock: threading.Lock) -> dict[str, Handler]:
             t = view().p.state.time
         return {"timestamp": datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
+    def reward_utxos(params: dict[str, Any]) -> dict[str, Any]:
+        tx_id = params.get("txID")
+        if not isinstance(tx_id, str):
+            raise BadParams
+        try:
+            staker = cb58_decode(tx_id)
+        except DecodeError:
+            raise BadParams from None
+        with lock:
+            paid = list(view().p.state.reward_utxos.get(staker, ()))
+        utxos = [
+            hex_with_checksum(
+                api.encode_utxo(
+                    UTXO(
+                        staker,
+                        index,
+                        AVAX_ASSET_ID,
+                        TransferOutput(amount, owner.locktime, owner.threshold, owner.addresses),
+                    )
+                )
+            )
+            for index, amount, owner in paid
+        ]
+        return {"numFetched": str(len(utxos)), "utxos": utxos, "encoding": "hex"}
+
+    def current_validators(params: dict[str, Any]) -> dict[str, Any]:
+        """Primary-network validators with what only the node knows: the potential reward
+        fixed when each was added, the commission accrued from delegators, uptime."""
+        wanted = _node_filter(params)
+        subnet = params.get("subnetID")
+        if subnet not in (None, cb58_encode(PRIMARY_SUBNET_ID)):
+            raise MethodError("only the primary network's validators are served here")
+        with lock:
+            state = view().p.state
+            t = max(int(now()), state.time)
+            stakers = list(state.stakers.values())
+        out = []
+        for v in sorted(stakers, key=lambda s: (s.node_id, s.tx_id)):
+            if v.kind != "validator" or (wanted is not None and v.node_id not in wanted):
+                continue
+            delegators = [d for d in stakers if d.kind == "delegator" and d.node_id == v.node_id]
+            out.append(
+                {
+                    "txID": cb58_encode(v.tx_id),
+                    "startTime": str(v.start),
+                    "endTime": str(v.end),
+                    "weight": str(v.weight),
+                    "nodeID": node_id_str(v.node_id),
+                    "potentialReward": str(v.potential_reward),
+                    "accruedDelegateeReward": str(v.delegatee_reward),
+                    "delegationFee": f"{v.shares / 10_000:.4f}",
+                    "uptime": f"{uptime.uptime_percentage(v.node_id):.4f}",
+                    "connected": uptime.is_connected(v.node_id, t),
+                    "delegatorCount": str(len(delegators)),
+                    "delegatorWeight": str(sum(d.weight for d in delegators)),
+                    "delegators": [
+                        {
+                            "txID": cb58_encode(d.tx_id),
+                            "startTime": str(d.start),
+                            "endTime": str(d.end),
+                            "weight": str(d.weight),
+                            "nodeID": node_id_str(d.node_id),
+                            "potentialReward": str(d.potential_reward),
+                        }
+                        for d in sorted(delegators, key=lambda d: d.tx_id)
+                    ],
+                }
+            )
+        return {"validators": out}
+
     return {
+        "getRewardUTXOs": reward_utxos,
+        "getCurrentValidators": current_validators,
         "getBlockchains": blockchains,
         "getSubnets": subnets,
         "getHeight": height,
@@ -188,7 +276,7 @@ def node_routes(
             request, "validators", {"getCurrentValidators": get_current_validators}
         )
 
-    methods = platform_methods(view, lock)
+    methods = platform_methods(view, lock, now)
 
     async def platform(request: Request) -> Response:
         return await dispatch(request, "platform", methods)

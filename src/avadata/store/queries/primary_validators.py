@@ -1,0 +1,111 @@
+"""Keyset queries over validation periods (GET /v1/networks/{network}/validators/{nodeId}).
+
+Order key: (start_ts, tx_hash). A period's status depends on the P-chain's current time
+`now` (the newest indexed P block's): removed, completed (rewarded, or a subnet validator
+past its end), pending (not started), else active.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, Row, and_, func, not_, or_, select, tuple_
+from sqlalchemy.sql import ColumnElement
+
+from avadata.store.schema import primary_staker_live, primary_txs, primary_validations
+
+Position = tuple[int | str, ...]
+STATUSES = ("active", "pending", "completed", "removed")
+v = primary_validations.c
+
+
+def p_chain_now(conn: Connection) -> int | None:
+    """The P-chain's current time as far as the store knows: its newest block's."""
+    t = primary_txs.c
+    value = conn.execute(select(func.max(t.block_timestamp)).where(t.blockchain_id == "P")).scalar()
+    newest_period = conn.execute(select(func.max(v.block_timestamp))).scalar()
+    known = [int(x) for x in (value, newest_period) if x is not None]
+    return max(known) if known else None
+
+
+def status_condition(status: str, now: int) -> ColumnElement[bool]:
+    removed = v.remove_tx_hash.is_not(None)
+    ended = or_(v.reward_tx_hash.is_not(None), and_(v.kind == "subnet_validator", v.end_ts <= now))
+    if status == "removed":
+        return removed
+    if status == "completed":
+        return and_(not_(removed), ended)
+    if status == "pending":
+        return and_(not_(removed), not_(ended), v.start_ts > now)
+    return and_(not_(removed), not_(ended), v.start_ts <= now)
+
+
+def status_of(row: Row[tuple[object, ...]], now: int) -> str:
+    if row.remove_tx_hash is not None:
+        return "removed"
+    if row.reward_tx_hash is not None or (
+        row.kind == "subnet_validator" and int(row.end_ts) <= now  # type: ignore[call-overload]
+    ):
+        return "completed"
+    return "pending" if int(row.start_ts) > now else "active"  # type: ignore[call-overload]
+
+
+def list_validations(
+    conn: Connection,
+    node_id: str,
+    now: int,
+    after: Position | None,
+    limit: int,
+    *,
+    desc: bool,
+    status: str | None,
+) -> Sequence[Row[tuple[object, ...]]]:
+    live = primary_staker_live.c
+    stmt = (
+        select(
+            primary_validations,
+            live.potential_reward,
+            live.delegatee_reward,
+            live.uptime,
+            live.connected,
+        )
+        .outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
+        .where(v.node_id == node_id, v.kind != "delegator")
+    )
+    if status is not None:
+        stmt = stmt.where(status_condition(status, now))
+    key = tuple_(v.start_ts, v.tx_hash)
+    if after is not None:
+        stmt = stmt.where(key < tuple_(*after) if desc else key > tuple_(*after))
+    order = (v.start_ts.desc(), v.tx_hash.desc()) if desc else (v.start_ts, v.tx_hash)
+    return conn.execute(stmt.order_by(*order).limit(limit)).all()
+
+
+def delegations(
+    conn: Connection, periods: Sequence[Row[tuple[object, ...]]]
+) -> list[Row[tuple[object, ...]]]:
+    """The delegator periods overlapping each validator period of the same node and subnet."""
+    if not periods:
+        return []
+    conds = [
+        and_(
+            v.node_id == p.node_id,
+            v.subnet_id == p.subnet_id,
+            v.start_ts >= p.start_ts,
+            v.start_ts < p.end_ts,
+        )
+        for p in periods
+    ]
+    stmt = select(primary_validations).where(v.kind == "delegator", or_(*conds))
+    return list(conn.execute(stmt).all())
+
+
+def active_stake(conn: Connection, subnet_id: str, now: int) -> int:
+    """Total weight of the subnet's active validators at `now` (for stakePercentage)."""
+    total = 0
+    stmt = select(v.amount_staked).where(
+        v.subnet_id == subnet_id, v.kind != "delegator", status_condition("active", now)
+    )
+    for (amount,) in conn.execute(stmt):
+        total += int(amount)
+    return total

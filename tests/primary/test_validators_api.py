@@ -1,0 +1,165 @@
+"""/v1/networks/{network}/validators/{nodeId} on a store the indexer filled from the devnet
+node (simulated P-chain behind our real Index API and platform API), checked against the
+simulator's own ledger: its stakers, the potential rewards it fixed, the rewards it paid."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from avadata.api.app import create_app
+from avadata.decode.codec.ids import cb58_encode, node_id_str
+from avadata.devnet.facade.index_api import index_routes
+from avadata.devnet.facade.pnode_routes import node_routes
+from avadata.devnet.facade.server import FacadeServer
+from avadata.devnet.primary_node import NodeOptions, PrimaryNode
+from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
+from avadata.indexer.primary import index_node
+from avadata.settings import Settings
+from avadata.store.engine import make_engine
+from avadata.store.migrate import migrate
+from tests.api.http import TestClient
+from tests.support.server import TOOLS, run_node, serving
+
+CONFIG = PrimaryConfig(seed=5, start=1_767_225_600, days=30, p_blocks=120, x_blocks=20)
+URL = "/v1/networks/fuji/validators/{}"
+SDK_SCRIPT = Path(__file__).parents[1] / "client" / "validators.mjs"
+STAKING = ("AddValidatorTx", "AddPermissionlessValidatorTx", "AddSubnetValidatorTx")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, PrimarySim]]:
+    folder: Path = tmp_path_factory.mktemp("validators")
+    node = PrimaryNode(NodeOptions(CONFIG, data_dir=folder, live_interval=None))
+    node.start()
+    routes = [*index_routes(node.index_store), *node_routes(lambda: node.sim, node.lock)]
+    server = FacadeServer([], port=0, extra_routes=routes)
+    server.start()
+    db = f"sqlite:///{folder / 'store.db'}"
+    engine = make_engine(db)
+    migrate(engine)
+    try:
+        asyncio.run(index_node(engine, server.url, once=True))
+        settings = Settings(db_url=db, page_token_secret="test-secret-0123456789")
+        with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+            yield c, node.sim
+    finally:
+        server.stop()
+        node.stop()
+
+
+def periods(c: TestClient, node_id: str, **q: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    token = None
+    while True:
+        params = dict(q, pageSize=2, **({"pageToken": token} if token else {}))
+        r = c.get(URL.format(node_id), params=params)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        out += body["validators"]
+        token = body.get("nextPageToken")
+        if token is None:
+            return out
+
+
+def test_every_validation_period_equals_the_simulators_ledger(
+    world: tuple[TestClient, PrimarySim],
+) -> None:
+    c, sim = world
+    state = sim.p.state
+    now = state.time
+    staking = {r.tx_id: r for r in sim.records if r.chain == "P" and r.type in STAKING}
+    records = {r.tx_id: r for r in sim.records}
+    assert len(staking) > 10
+    seen: dict[str, int] = {"active": 0, "completed": 0, "pending": 0, "removed": 0}
+    served: set[str] = set()
+    for n in sim.keys.nodes:
+        got = periods(c, node_id_str(n.node_id))
+        assert [p["startTimestamp"] for p in got] == sorted(
+            (p["startTimestamp"] for p in got), reverse=True
+        )
+        for p in got:
+            served.add(p["txHash"])
+            seen[p["validationStatus"]] += 1
+            assert p["nodeId"] == node_id_str(n.node_id)
+            live = state.stakers.get(bytes_of(p["txHash"]))
+            if p["validationStatus"] == "active":
+                assert live is not None and live.start <= now < live.end, p
+                assert int(p["amountStaked"]) == live.weight
+                if live.kind == "validator":
+                    pr = p["potentialRewards"]
+                    assert int(pr["validationRewardAmount"]) == live.potential_reward
+                    assert int(pr["delegationRewardAmount"]) == live.delegatee_reward
+                    delegators = [
+                        s
+                        for s in state.stakers.values()
+                        if s.kind == "delegator" and s.node_id == n.node_id
+                    ]
+                    assert p["delegatorCount"] == len(delegators)
+                    assert int(p["amountDelegated"]) == sum(d.weight for d in delegators)
+                    assert p["uptimePerformance"] in (100.0, 70.0)
+            elif p["validationStatus"] == "completed":
+                assert live is None  # the simulator removed it at its end
+                paid = sum(a for _, a, _ in state.reward_utxos.get(bytes_of(p["txHash"]), []))
+                r = p["rewards"]
+                assert int(r["validationRewardAmount"]) + int(r["delegationRewardAmount"]) == paid
+                if "rewardTxHash" in r:
+                    assert p["endTimestamp"] <= now
+            elif p["validationStatus"] == "removed":
+                assert live is None
+                ender = records[p["removeTxHash"]]
+                assert ender.type in ("RemoveSubnetValidatorTx", "ConvertSubnetToL1Tx")
+                assert p["removeTimestamp"] == ender.time
+    # every staking tx of the simulator is served, and the statuses it produced appear
+    assert served == set(staking)
+    assert seen["active"] and seen["completed"] and seen["removed"] >= 2
+
+
+def bytes_of(cb58: str) -> bytes:
+    from avadata.decode.codec.ids import cb58_decode
+
+    return cb58_decode(cb58)
+
+
+def test_status_filter_sort_and_errors(world: tuple[TestClient, PrimarySim]) -> None:
+    c, sim = world
+    busiest = max(sim.keys.nodes, key=lambda n: len(periods(c, node_id_str(n.node_id))))
+    nid = node_id_str(busiest.node_id)
+    every = periods(c, nid)
+    for status in ("active", "completed", "pending", "removed"):
+        assert periods(c, nid, validationStatus=status) == [
+            p for p in every if p["validationStatus"] == status
+        ]
+    asc = periods(c, nid, sortOrder="asc")
+    assert asc == list(reversed(every))
+    bad = c.get(URL.format("NodeID-xyz"))
+    assert bad.status_code == 400 and "nodeId" in bad.json()["message"]
+    assert c.get(URL.format(nid), params={"validationStatus": "gone"}).status_code == 400
+    assert c.get(URL.format(nid), params={"pageSize": 101}).status_code == 400
+    assert c.get("/v1/networks/moon/validators/" + nid).status_code == 400
+    unknown = node_id_str(bytes(20))
+    assert c.get(URL.format(unknown)).json() == {"validators": []}
+    assert {p["subnetId"] for p in every} <= {
+        cb58_encode(bytes(32)),
+        *map(cb58_encode, sim.subnet_of.values()),
+    }
+
+
+def test_the_official_sdk_parses_every_page(
+    world: tuple[TestClient, PrimarySim], tmp_path: Path
+) -> None:
+    c, sim = world
+    node_ids = [node_id_str(n.node_id) for n in sim.keys.nodes]
+    served = {nid: len(periods(c, nid)) for nid in node_ids}
+    with serving(c.app) as base:
+        out, stderr = run_node(
+            SDK_SCRIPT, base, json.dumps({"toolsDir": str(TOOLS), "nodeIds": node_ids})
+        )
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert sum(out["statuses"].values()) == sum(served.values())
+    assert {"active", "completed", "removed"} <= set(out["statuses"])
