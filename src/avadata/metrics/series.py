@@ -101,12 +101,17 @@ def extent(conn: Connection, scope: Scope, interval: Interval) -> tuple[int, int
     if not scope.chain_ids:
         return None
     s = metric_sums.c
-    lo, hi = conn.execute(
-        select(func.min(s.bucket), func.max(s.bucket)).where(
-            s.chain_id.in_(scope.chain_ids), s.interval == interval.code
-        )
-    ).one()
-    return None if lo is None else (int(lo), int(hi))
+    # One index seek per end and chain ((chain_id, interval, bucket) is the key): a MIN and a
+    # MAX together over an IN list make SQLite walk every bucket of the range instead.
+    ends: list[int] = []
+    for chain_id in scope.chain_ids:
+        base = select(s.bucket).where(s.chain_id == chain_id, s.interval == interval.code)
+        lo = conn.execute(base.order_by(s.bucket).limit(1)).scalar()
+        if lo is None:
+            continue
+        hi = conn.execute(base.order_by(s.bucket.desc()).limit(1)).scalar()
+        ends += [int(lo), int(hi)]  # type: ignore[arg-type]
+    return (min(ends), max(ends)) if ends else None
 
 
 def newest_block_ts(conn: Connection, scope: Scope) -> int | None:
@@ -114,12 +119,18 @@ def newest_block_ts(conn: Connection, scope: Scope) -> int | None:
     if not scope.chain_ids:
         return None
     s = metric_sums.c
-    v = conn.execute(
-        select(func.max(s.last_ts)).where(
-            s.chain_id.in_(scope.chain_ids), s.interval == Interval.DAY.code
-        )
-    ).scalar()
-    return None if v is None else int(v)
+    # Blocks only move forward in time, so a chain's newest day bucket holds its newest block.
+    newest: list[int] = []
+    for chain_id in scope.chain_ids:
+        v = conn.execute(
+            select(s.last_ts)
+            .where(s.chain_id == chain_id, s.interval == Interval.DAY.code)
+            .order_by(s.bucket.desc())
+            .limit(1)
+        ).scalar()
+        if v is not None:
+            newest.append(int(v))  # type: ignore[call-overload]
+    return max(newest) if newest else None
 
 
 def points(

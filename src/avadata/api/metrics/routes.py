@@ -93,7 +93,8 @@ def _page(
     body: dict[str, Any] = {"results": []}
     headers: dict[str, str] = {}
     ext = series.extent(conn, scope, interval)
-    last_block = series.newest_block_ts(conn, scope)
+    # Only the v1 shape reports it (lastRun); v2 requests skip the query.
+    last_block = series.newest_block_ts(conn, scope) if route == "v1" else None
     if token:
         q = m.tokens.redeem(token, route)
         if (q.chain_id, q.metric, q.interval) != (chain_id, metric.value, interval.value):
