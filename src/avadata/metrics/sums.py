@@ -142,8 +142,11 @@ def one_column(
             values[t] = combine(d[t] for d in per_chain if t in d)
     zero: Number = 0.0 if column in ("max_tps", "max_gps") else 0
     if big:
-        return [(t, json_number(int(values[t])) if t in values else 0) for t in stamps]
-    return [(t, values.get(t, zero)) for t in stamps]
+        # Convert each stored value once (there are at most as many as stamps), then fill.
+        values = {t: v if v <= _MAX_EXACT else float(v) for t, v in values.items()}
+        zero = 0
+    get = values.get
+    return [(t, get(t, zero)) for t in stamps]
 
 
 def select_rows(

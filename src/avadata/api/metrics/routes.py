@@ -18,7 +18,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from sqlalchemy import Connection
 
-from avadata.api.deps import Conn
+from avadata.api.deps import read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
 from avadata.api.metrics.models import LegacyAvgTpsResponse, MetricsApiResponse
@@ -149,7 +149,6 @@ def _page(
 )
 def get_metrics(
     m: Metrics,
-    conn: Conn,
     chain_id: ChainPath,
     metric: Annotated[str, Path(description="One of the 17 metric names")],
     start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
@@ -162,9 +161,12 @@ def get_metrics(
 ) -> Response:
     name = _metric(metric)
     interval = _interval(name, time_interval)
-    body, headers, _ = _page(
-        conn, m, "v2", chain_id, name, interval, start_ts, end_ts, page_size, page_token
-    )
+    # The connection is opened here, not by a dependency: FastAPI runs a sync dependency in
+    # a worker thread of its own, and those hops cost more than the queries.
+    with read_conn(m.app) as conn:
+        body, headers, _ = _page(
+            conn, m, "v2", chain_id, name, interval, start_ts, end_ts, page_size, page_token
+        )
     return JsonResponse(body, headers=headers)
 
 
@@ -176,22 +178,22 @@ def get_metrics(
 )
 def get_avg_tps(
     m: Metrics,
-    conn: Conn,
     chain_id: ChainPath,
     page_token: Annotated[str | None, Query(alias="pageToken")] = None,
 ) -> Response:
-    body, headers, last_block = _page(
-        conn,
-        m,
-        "v1",
-        chain_id,
-        MetricName.AVG_TPS,
-        Interval.DAY,
-        None,
-        None,
-        V1_PAGE_SIZE,
-        page_token,
-    )
+    with read_conn(m.app) as conn:
+        body, headers, last_block = _page(
+            conn,
+            m,
+            "v1",
+            chain_id,
+            MetricName.AVG_TPS,
+            Interval.DAY,
+            None,
+            None,
+            V1_PAGE_SIZE,
+            page_token,
+        )
     out: dict[str, Any] = {
         "results": body["results"],
         "status": 200,

@@ -36,7 +36,9 @@ def _build(app: AppState) -> MetricsState:
     )
 
 
-def metrics_state(request: Request) -> MetricsState:
+# Async (no I/O: building the state only makes engine objects) so FastAPI does not hop to a
+# worker thread to run it.
+async def metrics_state(request: Request) -> MetricsState:
     st: MetricsState | None = getattr(request.app.state, "avadata_metrics", None)
     if st is None:
         with _build_lock:
