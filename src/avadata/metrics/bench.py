@@ -203,6 +203,9 @@ def write(engine: Engine, chain_id: int, parts: list[EvmBatch]) -> WriteFigures:
     return figures
 
 
+WARMUP = 20  # untimed requests per case before the timed ones
+
+
 def latency(
     get: Callable[[str, dict[str, str | int]], int], chain_id: int, rounds: int
 ) -> LatencyFigures:
@@ -222,6 +225,10 @@ def latency(
     out = LatencyFigures()
     for name, (metric, params) in cases.items():
         xs = out.samples_ms.setdefault(name, [])
+        # Steady state is what is measured: the first requests of a case also pay for
+        # warming caches (SQLite pages of a store written a moment ago, compiled statements).
+        for _ in range(WARMUP):
+            get(f"/v2/chains/{chain_id}/metrics/{metric}", params)
         for _ in range(rounds):
             t = time.perf_counter()
             status = get(f"/v2/chains/{chain_id}/metrics/{metric}", params)
@@ -332,8 +339,8 @@ def report(result: BenchResult, *, rounds: int, machine: str, command: str) -> s
     lines = [
         f"Store: SQLite, synthetic chain of {w.txs:,} transactions in {w.blocks:,} blocks"
         " (`avadata.metrics.bench`), written through the store writer with the metrics"
-        f" applier in the same transaction. Requests: {rounds} per case through {result.where},"
-        " one after another.",
+        f" applier in the same transaction. Requests: {rounds} per case (after {WARMUP}"
+        f" untimed ones) through {result.where}, one after another.",
         "",
         "| case | p50 ms | p99 ms |",
         "|---|---:|---:|",
@@ -349,10 +356,9 @@ def report(result: BenchResult, *, rounds: int, machine: str, command: str) -> s
         f"- metric requests p99 under {P99_TARGET_MS:g} ms: "
         + ("yes" if worst < P99_TARGET_MS else "NO")
         + f" (worst {worst:.2f} ms)",
-        f"- rollup share under {SHARE_TARGET:.0%}: "
-        + ("yes" if w.share < SHARE_TARGET else "NO")
-        + f" ({w.share:.1%} of the store write; real ingest also fetches and decodes from a"
-        " node, so its share of ingest time is lower than this)",
+        f"- rollup share of the store write alone: {w.share:.1%} (the issue's target, under"
+        f" {SHARE_TARGET:.0%}, is its share of ingest time, which also fetches and decodes"
+        " from a node: `avadata bench ingest` measures that inside the real indexer)",
         "",
         f"Machine load average (1 min) {result.load_before:.1f} before and"
         f" {result.load_after:.1f} after the run, on {os.cpu_count()} CPUs.",
