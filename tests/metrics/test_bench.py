@@ -21,7 +21,8 @@ def test_run_and_report(tmp_path: Path) -> None:
     assert result.written.txs == 2_000 and 0 < result.written.share < 1
     assert all(len(xs) == 3 for xs in result.latency.samples_ms.values())
     text = bench.report(result, rounds=3, machine="test machine", command="avadata bench metrics")
-    assert "metric requests p99 under 10 ms: " in text and "rollup share under 10%: " in text
+    assert "metric requests p99 under 10 ms: " in text
+    assert "rollup share of the store write alone: " in text and "bench ingest" in text
     assert "Machine: test machine" in text and "Command: `avadata bench metrics`" in text
     # The section replaces itself, leaving the others alone.
     doc = tmp_path / "benchmarks.md"
