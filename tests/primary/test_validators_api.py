@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from avadata.api.app import create_app
-from avadata.decode.codec.ids import cb58_encode, node_id_str
+from avadata.decode.codec.ids import bech32_address, cb58_encode, node_id_str
 from avadata.devnet.facade.index_api import index_routes
 from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.server import FacadeServer
+from avadata.devnet.network_ids import SUBNET_EVM_VM_ID
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
 from avadata.indexer.primary import index_node
@@ -163,3 +164,52 @@ def test_the_official_sdk_parses_every_page(
     assert out["_returncode"] == 0 and out["ok"], (out, stderr)
     assert sum(out["statuses"].values()) == sum(served.values())
     assert {"active", "completed", "removed"} <= set(out["statuses"])
+
+
+def test_p_chain_listing_carries_staking_and_chain_facts(
+    world: tuple[TestClient, PrimarySim],
+) -> None:
+    c, sim = world
+    state = sim.p.state
+    txs: list[dict[str, Any]] = []
+    token = None
+    while True:
+        params: dict[str, Any] = {"pageSize": 100, **({"pageToken": token} if token else {})}
+        body = c.get("/v1/networks/fuji/blockchains/p-chain/transactions", params=params).json()
+        txs += body["transactions"]
+        token = body.get("nextPageToken")
+        if token is None:
+            break
+    chains = [t for t in txs if t["txType"] == "CreateChainTx"]
+    assert {t["blockchainInfo"]["chainName"] for t in chains} == set(sim.chain_of)
+    for t in chains:
+        info = t["blockchainInfo"]
+        config = sim.evm_config(info["chainName"])
+        assert config is not None
+        assert info["genesisData"]["config"]["chainId"] == config.chain_id
+        assert info["genesisData"] == config.genesis_json()
+        assert info["vmId"] == cb58_encode(SUBNET_EVM_VM_ID)
+    staking = [
+        t
+        for t in txs
+        if t["txType"] in ("AddPermissionlessValidatorTx", "AddPermissionlessDelegatorTx")
+    ]
+    current = rewarded = 0
+    for t in staking:
+        staker = state.stakers.get(bytes_of(t["txHash"]))
+        if staker is not None:  # still staking: the node's potential reward
+            assert t["estimatedReward"] == str(staker.potential_reward)
+            assert "rewardTxHash" not in t
+            assert staker.rewards_owner is not None
+            assert t["rewardAddresses"] == [
+                "P-" + bech32_address(a, "fuji") for a in staker.rewards_owner.addresses
+            ]
+            current += 1
+        else:  # rewarded (or aborted) by a RewardValidatorTx of the ledger
+            assert records_of(sim)[t["rewardTxHash"]].type == "RewardValidatorTx"
+            rewarded += 1
+    assert current and rewarded
+
+
+def records_of(sim: PrimarySim) -> dict[str, Any]:
+    return {r.tx_id: r for r in sim.records}

@@ -20,6 +20,7 @@ from avadata.api.deps import Page, PageSize, PageToken, State, page, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.store.queries import primary_txs as queries
+from avadata.store.queries import primary_validators as validator_queries
 
 router = APIRouter(tags=["Primary Network"])
 
@@ -165,6 +166,9 @@ def _tx_list(
             rows, pg, lambda r: (int(r.block_timestamp), int(r.block_number), int(r.tx_index))
         )
         utxos = queries.utxos_of_txs(conn, [r.tx_hash for r in served])
+        periods = validator_queries.staking_facts(
+            conn, [r.tx_hash for r in served if r.tx_type in STAKING_TYPES]
+        )
     served, token = _utxo_threshold(served, token, utxos, pg)
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -186,12 +190,29 @@ def _tx_list(
             }
         )
         body.update(_tx_amounts(body["consumedUtxos"], body["emittedUtxos"]))
+        facts = periods.get(r.tx_hash)
+        if facts is not None:
+            body.update(_staking_extras(facts))
         txs.append(body)
     chain_info = {
         "chainName": CHAIN_NAMES[key],
         "network": "mainnet" if net == "mainnet" else "fuji",
     }
     return JsonResponse(with_token({"transactions": txs, "chainInfo": chain_info}, token))
+
+
+def _staking_extras(facts: Any) -> dict[str, Any]:
+    """What a staking tx's period adds: the reward tx once rewarded, the reward addresses,
+    and estimatedReward: the node's potential reward while the period is current, the
+    reward it paid once completed (nothing when neither is known)."""
+    out: dict[str, Any] = {"rewardAddresses": orjson.loads(facts.reward_addresses)}
+    if facts.reward_tx_hash is not None:
+        out["rewardTxHash"] = facts.reward_tx_hash
+    if facts.potential_reward is not None:
+        out["estimatedReward"] = str(int(facts.potential_reward))
+    elif facts.validation_reward is not None:
+        out["estimatedReward"] = str(int(facts.validation_reward))
+    return out
 
 
 @router.get(

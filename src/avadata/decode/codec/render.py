@@ -11,6 +11,7 @@ An interface value carries `"type"` (our class name, which is avalanchego's type
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 from avadata.decode.codec import fields as f
@@ -121,7 +122,23 @@ def _extras(u: dict[str, Any]) -> dict[str, Any]:
             "blockchainId": u["chainId"],
             "contractAddress": u["address"],
         }
+    if "chainName" in u and "vmId" in u and isinstance(u.get("genesisData"), str):
+        extra["blockchainInfo"] = {
+            "chainName": u["chainName"],
+            "vmId": u["vmId"],
+            "genesisData": _genesis(u["genesisData"]),
+        }
     return {k: v for k, v in extra.items() if k not in u}
+
+
+def _genesis(hex_text: str) -> Any:
+    """A chain's genesis as the reference serves it: the JSON object of an EVM genesis (what
+    subnet-EVM chains carry), else the encoded bytes as they are."""
+    try:
+        parsed = json.loads(bytes.fromhex(hex_text.removeprefix("0x")))
+    except ValueError:
+        return hex_text
+    return parsed if isinstance(parsed, dict) and "config" in parsed else hex_text
 
 
 def unsigned_json(unsigned: Any, chain: str, network_id: int | None = None) -> dict[str, Any]:

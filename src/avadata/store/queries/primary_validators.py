@@ -8,6 +8,7 @@ past its end), pending (not started), else active.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Connection, Row, and_, func, not_, or_, select, tuple_
 from sqlalchemy.sql import ColumnElement
@@ -109,3 +110,23 @@ def active_stake(conn: Connection, subnet_id: str, now: int) -> int:
     for (amount,) in conn.execute(stmt):
         total += int(amount)
     return total
+
+
+def staking_facts(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, Any]:
+    """Period facts of the staking txs among `tx_hashes` (reward tx, rewards, the node's
+    potential reward while current), by tx hash."""
+    if not tx_hashes:
+        return {}
+    live = primary_staker_live.c
+    stmt = (
+        select(
+            v.tx_hash,
+            v.reward_tx_hash,
+            v.reward_addresses,
+            v.validation_reward,
+            live.potential_reward,
+        )
+        .outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
+        .where(v.tx_hash.in_(list(tx_hashes)))
+    )
+    return {str(r.tx_hash): r for r in conn.execute(stmt)}
