@@ -43,6 +43,10 @@ def pg_client() -> Iterator[TestClient]:
         cluster.stop()
 
 
+def test_postgres_route_bodies_keep_the_worker_thread(pg_client: TestClient) -> None:
+    assert not pg_client.app.state.avadata.inline
+
+
 @pytest.mark.parametrize("path,key,limit", LISTS)
 def test_same_pages_on_both_engines(pg_client: TestClient, client: TestClient, path, key, limit):
     assert walk(pg_client, path, key, 2) == walk(client, path, key, 2)

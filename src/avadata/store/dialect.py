@@ -74,6 +74,12 @@ def _pragma(cur: Any, name: str, value: str) -> None:
             time.sleep(0.05)
 
 
+def queries_in_process(engine: Engine) -> bool:
+    """True when a query is CPU work inside this process (SQLite: no network wait to overlap,
+    and the GIL is held for most of it), so running it in a worker thread buys nothing."""
+    return engine.dialect.name == "sqlite"
+
+
 def is_sqlite_url(url: str) -> bool:
     """True for `sqlite://...` URLs (the embedded engine)."""
     return make_url(url).get_backend_name() == "sqlite"

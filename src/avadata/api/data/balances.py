@@ -32,6 +32,7 @@ from avadata.api.deps import (
     State,
     address,
     chain_conn,
+    on_store,
     page,
 )
 from avadata.api.encoding import JsonResponse
@@ -103,6 +104,7 @@ def _block_number(raw: str | None, latest: int | None) -> int | None:
     responses={200: {"model": ListErc20BalancesResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_erc20_balances(
     st: State,
     chain_id: ChainIdPath,
@@ -174,6 +176,7 @@ def list_erc20_balances(
     responses={200: {"model": ListErc721BalancesResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_erc721_balances(
     st: State,
     chain_id: ChainIdPath,

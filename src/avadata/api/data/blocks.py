@@ -15,7 +15,15 @@ from sqlalchemy import Connection
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeTransactionsResponse
 from avadata.api.data.transactions import native_tx
-from avadata.api.deps import BlockTxPageSize, ChainIdPath, PageSize, PageToken, State, chain_conn
+from avadata.api.deps import (
+    BlockTxPageSize,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    on_store,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.store.queries import blocks as queries
@@ -52,6 +60,7 @@ def evm_block(row: AnyRow) -> EvmBlock:
     responses={200: {"model": ListEvmBlocksResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_blocks(
     st: State, chain_id: ChainIdPath, pageToken: PageToken = None, pageSize: PageSize = 10
 ) -> JsonResponse:
@@ -92,6 +101,7 @@ def resolve_block(conn: Connection, chain_id: int, block_id: str) -> int:
     responses={200: {"model": ListNativeTransactionsResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def block_transactions(
     st: State,
     chain_id: ChainIdPath,

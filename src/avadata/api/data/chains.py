@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from avadata.api.data.models import ChainInfo, DataListChainsResponse
-from avadata.api.deps import ChainIdPath, State, chain_conn, read_conn
+from avadata.api.deps import ChainIdPath, State, chain_conn, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.settings import Settings
@@ -50,6 +50,7 @@ def chain_info(row: ChainRow, settings: Settings) -> ChainInfo:
     responses={200: {"model": DataListChainsResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_chains(
     st: State,
     network: Annotated[Literal["mainnet", "fuji", "testnet"] | None, Query()] = None,
@@ -71,6 +72,7 @@ def list_chains(
     responses={200: {"model": ChainInfo}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def get_chain(st: State, chain_id: ChainIdPath) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
         return JsonResponse(chain_info(chain, st.settings))

@@ -14,7 +14,15 @@ from fastapi import APIRouter
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import AnyContract, ListContractsResponse
 from avadata.api.data.shapes import checksum
-from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
+from avadata.api.deps import (
+    AddressPath,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    on_store,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import contracts as queries
@@ -47,6 +55,7 @@ def deployed_contract(row: AnyRow) -> AnyContract:
     responses={200: {"model": ListContractsResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_deployments(
     st: State,
     chain_id: ChainIdPath,

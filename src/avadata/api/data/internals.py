@@ -18,7 +18,15 @@ from avadata.api.data.models import (
     ListInternalTransactionsResponse,
 )
 from avadata.api.data.shapes import tx_ref
-from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
+from avadata.api.deps import (
+    AddressPath,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    on_store,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import internals as queries
@@ -50,6 +58,7 @@ def internal_tx(row: AnyRow) -> InternalTransaction:
     responses={200: {"model": ListInternalTransactionsResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_internals(
     st: State,
     chain_id: ChainIdPath,

@@ -11,7 +11,15 @@ from fastapi import APIRouter
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import Erc721Token, Erc1155Token, ListNftTokens
 from avadata.api.data.shapes import erc721_token, erc1155_token
-from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
+from avadata.api.deps import (
+    AddressPath,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    on_store,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import nfts as queries
@@ -30,6 +38,7 @@ def _collection_token(r: AnyRow) -> Erc721Token | Erc1155Token:
     responses={200: {"model": ListNftTokens}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_collection_tokens(
     st: State,
     chain_id: ChainIdPath,

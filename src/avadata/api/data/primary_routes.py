@@ -16,7 +16,7 @@ from fastapi import APIRouter, Path, Query
 
 from avadata.api.data import primary_params as params
 from avadata.api.data.listing import cut, with_token
-from avadata.api.deps import Page, PageSize, PageToken, State, page, read_conn
+from avadata.api.deps import Page, PageSize, PageToken, State, on_store, page, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.store.queries import primary_txs as queries
@@ -221,6 +221,7 @@ def _staking_extras(facts: Any) -> dict[str, Any]:
     responses=ERROR_RESPONSES,
     response_model=None,
 )
+@on_store
 def list_transactions(
     st: State,
     network: Network,
@@ -254,6 +255,7 @@ def list_transactions(
     responses=ERROR_RESPONSES,
     response_model=None,
 )
+@on_store
 def list_staking(
     st: State,
     network: Network,
@@ -288,6 +290,7 @@ def list_staking(
     responses=ERROR_RESPONSES,
     response_model=None,
 )
+@on_store
 def list_utxos(
     st: State,
     network: Network,

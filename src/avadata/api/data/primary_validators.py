@@ -16,7 +16,7 @@ from fastapi import APIRouter, Path, Query
 
 from avadata.api.data import primary_params as params
 from avadata.api.data.listing import cut, with_token
-from avadata.api.deps import PageSize, PageToken, State, page, read_conn
+from avadata.api.deps import PageSize, PageToken, State, on_store, page, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.decode.codec.ids import parse_node_id
@@ -105,6 +105,7 @@ def period_json(
     responses=ERROR_RESPONSES,
     response_model=None,
 )
+@on_store
 def validator_details(
     st: State,
     network: Annotated[str, Path(description="mainnet, fuji or testnet")],

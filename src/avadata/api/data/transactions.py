@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import ListNativeTransactionsResponse, Method, NativeTransaction
 from avadata.api.data.shapes import rich
-from avadata.api.deps import ChainIdPath, PageSize, PageToken, State, chain_conn
+from avadata.api.deps import ChainIdPath, PageSize, PageToken, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import evm_txs as queries
@@ -64,6 +64,7 @@ def native_tx(row: AnyRow) -> NativeTransaction:
     responses={200: {"model": ListNativeTransactionsResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_latest(
     st: State,
     chain_id: ChainIdPath,

@@ -18,7 +18,15 @@ from avadata.api.data.models import (
     ListTransfersResponse,
 )
 from avadata.api.data.shapes import transfer
-from avadata.api.deps import AddressPath, ChainIdPath, PageSize, PageToken, State, chain_conn
+from avadata.api.deps import (
+    AddressPath,
+    ChainIdPath,
+    PageSize,
+    PageToken,
+    State,
+    chain_conn,
+    on_store,
+)
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.store.queries import transfers as queries
@@ -91,7 +99,7 @@ def _address_route(standard: str, verb: str, operation_id: str, model: type, nam
         operation_id=operation_id,
         responses={200: {"model": model}, **ERROR_RESPONSES},
         response_model=None,
-    )(route)
+    )(on_store(route))
 
 
 _address_route(
@@ -115,6 +123,7 @@ _address_route(
     responses={200: {"model": ListTransfersResponse}, **ERROR_RESPONSES},
     response_model=None,
 )
+@on_store
 def list_token_transfers(
     st: State,
     chain_id: ChainIdPath,
