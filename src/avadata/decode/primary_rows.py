@@ -16,11 +16,12 @@ import orjson
 from avadata.decode.codec import api, render
 from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
 from avadata.decode.codec.cblock import CChainBlock
-from avadata.decode.codec.components import UTXO, LockOut
+from avadata.decode.codec.components import UTXO, LockOut, MintOutput
 from avadata.decode.codec.ids import bech32_address, cb58_encode, hrp_for_network, utxo_id
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, block_txs
 from avadata.decode.codec.utxos import consumed, produced
-from avadata.decode.codec.xchain import XCHAIN_TABLE
+from avadata.decode.codec.xchain import XCHAIN_TABLE, CreateAssetTx, Vertex
+from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
 from avadata.decode.primary_blocks import BlockFacts
 from avadata.decode.primary_stakers import StakerRows, staker_rows
 
@@ -34,6 +35,7 @@ class BlockRows:
     spends: list[dict[str, Any]] = field(default_factory=list)
     address_txs: list[dict[str, Any]] = field(default_factory=list)
     address_utxos: list[dict[str, Any]] = field(default_factory=list)
+    assets: list[dict[str, Any]] = field(default_factory=list)
     stakers: StakerRows = field(default_factory=StakerRows)
 
 
@@ -76,6 +78,37 @@ def utxo_row(
         "consuming_block_number": None,
         "consuming_block_timestamp": None,
         "_addresses": addresses,
+    }
+
+
+def asset_row(unsigned: CreateAssetTx, tx_hash: str, blockchain_id: str, ts: int) -> dict[str, Any]:
+    """The asset a CreateAssetTx defines. `nft` when its initial states hold nftfx outputs;
+    `variable` cap when any initial state is a mint output (more units or NFTs can follow)."""
+    outs = [o for state in unsigned.initial_states for o in state.outputs]
+    nft = any(isinstance(o, NftMintOutput | NftTransferOutput) for o in outs)
+    mintable = any(isinstance(o, MintOutput | NftMintOutput) for o in outs)
+    return {
+        "asset_id": tx_hash,
+        "blockchain_id": blockchain_id,
+        "name": unsigned.name,
+        "symbol": unsigned.symbol,
+        "denomination": int(unsigned.denomination),
+        "asset_type": "nft" if nft else "secp256k1",
+        "cap": "variable" if mintable else "fixed",
+        "created_at": ts,
+    }
+
+
+def asset_details(row: dict[str, Any]) -> dict[str, Any]:
+    """XChainAssetDetails of an asset row."""
+    return {
+        "assetId": row["asset_id"],
+        "name": row["name"],
+        "symbol": row["symbol"],
+        "denomination": int(row["denomination"]),
+        "type": row["asset_type"],
+        "createdAtTimestamp": int(row["created_at"]),
+        "cap": row["cap"],
     }
 
 
@@ -142,6 +175,20 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
                     "tx_hash": tx_hash,
                 }
             )
+        if chain == "X":
+            # DAG-era txs were accepted in vertices (no height of their own), later ones in
+            # blocks: the SDK's non-linear and linear shapes.
+            if isinstance(facts.inner, Vertex):
+                body["chainFormat"] = "non-linear"
+                body["vertices"] = [
+                    {"hash": facts.block_id, "height": facts.height or 0, "timestamp": ts}
+                ]
+            else:
+                body["chainFormat"] = "linear"
+        if isinstance(tx.unsigned, CreateAssetTx):
+            created_asset = asset_row(tx.unsigned, tx_hash, blockchain_id, ts)
+            rows.assets.append(created_asset)
+            body["assetCreated"] = asset_details(created_asset)
         if chain == "P":
             staker_rows(tx.unsigned, tx_hash, ts, hrp, rows.stakers)
         rows.txs.append(

@@ -23,16 +23,18 @@ from avadata.decode.codec.pchain_blocks import (
     BanffCommitBlock,
     BanffProposalBlock,
 )
+from avadata.decode.codec.xchain import StopVertex, Vertex
 from avadata.decode.primary_blocks import BlockFacts, block_facts
 from avadata.decode.primary_rows import BlockRows, block_rows, utxo_row
-from avadata.errors import AvadataError
+from avadata.errors import AvadataError, RpcTransportError
 from avadata.sources.index_api import IndexApiSource, decode_hex_bytes, index_url
-from avadata.sources.jsonrpc import JsonRpcClient
+from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 from avadata.store.primary_writer import get_primary_cursor, replace_staker_live, write_blocks
 from avadata.store.schema import primary_validations
 
 # Index API chain letter -> the blockchain ID written in rows (aliases until configured).
 CHAINS = ("P", "X", "C")
+X_VERTEX_CURSOR = "X/vtx"
 PROPOSALS = (BanffProposalBlock, ApricotProposalBlock)
 COMMITS = (BanffCommitBlock, ApricotCommitBlock)
 
@@ -63,10 +65,12 @@ async def index_chain(
     stop: Callable[[], bool] | None = None,
     progress: PrimaryProgress | None = None,
     platform: JsonRpcClient | None = None,
+    cursor_key: str | None = None,
 ) -> int:
-    """Index `chain` up to the node's last accepted container; returns the cursor reached."""
+    """Index `chain` up to the node's last accepted container; returns the cursor reached.
+    `cursor_key` keeps a second index of one chain (X/vtx) on its own cursor."""
     progress = progress or PrimaryProgress()
-    cursor = get_primary_cursor(engine, blockchain_id)
+    cursor = get_primary_cursor(engine, cursor_key or blockchain_id)
     last = await source.last_accepted_index()
     next_index = 0 if cursor is None else cursor + 1
     parent_ts: int | None = None
@@ -90,7 +94,10 @@ async def index_chain(
         ended: list[tuple[BlockRows, BlockFacts, int, bool]] = []
         for i, (c, facts) in enumerate(decoded):
             ts = facts.timestamp
-            if ts is None:
+            if isinstance(facts.inner, Vertex | StopVertex):
+                # A vertex carries no time: the node's acceptance time is the only one there is.
+                ts = _accepted_seconds(c.accepted_at)
+            elif ts is None:
                 ts = parent_ts if parent_ts is not None else _accepted_seconds(c.accepted_at)
             parent_ts = ts
             r = block_rows(chain, blockchain_id, facts, ts)
@@ -102,7 +109,7 @@ async def index_chain(
         if ended:
             await attach_rewards(engine, platform, ended, rows)
         last_c = decoded[-1][0]
-        write_blocks(engine, blockchain_id, rows, last_c.index, last_c.id)
+        write_blocks(engine, blockchain_id, rows, last_c.index, last_c.id, cursor_key)
         progress.blocks += len(decoded)
         next_index = last_c.index + 1
     return next_index - 1
@@ -114,10 +121,17 @@ async def index_node(
     """Index P, X and C of one node; follow new containers unless `once`."""
     # avalanchego's Index API refuses JSON-RPC batches: one request per call.
     clients = {c: JsonRpcClient(index_url(node, c), max_batch=1) for c in CHAINS}
+    vertices = JsonRpcClient(index_url(node, "X", "vtx"), max_batch=1)
     platform = JsonRpcClient(f"{node.rstrip('/')}/ext/bc/P", max_batch=1)
     try:
         while True:
             for chain, client in clients.items():
+                if chain == "X" and await _serves_index(vertices):
+                    # The DAG era before the blocks: block txs spend UTXOs vertex txs created
+                    # (and the CreateAssetTxs of early assets are there).
+                    await index_chain(
+                        engine, IndexApiSource(vertices), "X", "X", cursor_key=X_VERTEX_CURSOR
+                    )
                 await index_chain(
                     engine, IndexApiSource(client), chain, chain, batch=batch, platform=platform
                 )
@@ -126,8 +140,23 @@ async def index_node(
                 return
             await asyncio.sleep(poll)
     finally:
-        for client in [*clients.values(), platform]:
+        for client in [*clients.values(), vertices, platform]:
             await client.aclose()
+
+
+async def _serves_index(client: JsonRpcClient) -> bool:
+    """False when the node has no such index (HTTP 404: a node that never ran the DAG, or
+    runs without it); any other failure is left to the retrying client."""
+    probe = JsonRpcClient(client.url, max_batch=1, retry=RetryPolicy(max_attempts=1))
+    try:
+        await IndexApiSource(probe).last_accepted_index()
+    except RpcTransportError as exc:
+        return "HTTP 404" not in str(exc)
+    except AvadataError:
+        return True
+    finally:
+        await probe.aclose()
+    return True
 
 
 async def attach_rewards(

@@ -15,6 +15,7 @@ from avadata.store import dialect
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
+    primary_assets,
     primary_cursors,
     primary_staker_live,
     primary_txs,
@@ -42,13 +43,17 @@ def write_blocks(
     rows: Sequence[BlockRows],
     last_index: int,
     last_id: str,
+    cursor: str | None = None,
 ) -> None:
+    """`cursor` names the index the containers came from when it is not the chain's only one
+    (the X-chain's vertex index next to its block index)."""
     with engine.begin() as conn:
         for table, key in (
             (primary_txs, "txs"),
             (primary_utxos, "utxos"),
             (primary_address_txs, "address_txs"),
             (primary_address_utxos, "address_utxos"),
+            (primary_assets, "assets"),
         ):
             values = [v for r in rows for v in getattr(r, key)]
             if values:
@@ -119,7 +124,7 @@ def write_blocks(
         conn.execute(
             stmt,
             {
-                "blockchain_id": blockchain_id,
+                "blockchain_id": cursor or blockchain_id,
                 "container_index": last_index,
                 "container_id": last_id,
             },

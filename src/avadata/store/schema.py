@@ -600,6 +600,23 @@ primary_staker_live = Table(
     PrimaryKeyConstraint("tx_hash"),
 )
 
+# X-chain assets, one per CreateAssetTx (asset ID = that tx's ID). AVAX is not here: its
+# CreateAssetTx is in the X-chain genesis, which no index holds.
+primary_assets = Table(
+    "primary_assets",
+    metadata,
+    Column("asset_id", String(64), nullable=False),
+    Column("blockchain_id", String(64), nullable=False),
+    # The codec caps neither length; avalanchego's limits (128 / 4) are not ours to enforce.
+    Column("name", Text, nullable=False),
+    Column("symbol", Text, nullable=False),
+    Column("denomination", Integer, nullable=False),
+    Column("asset_type", String(16), nullable=False),  # secp256k1 or nft
+    Column("cap", String(16), nullable=False),  # fixed or variable (has a mint output)
+    Column("created_at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("asset_id"),
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -627,6 +644,7 @@ __all__ = [
     "nft_tokens",
     "primary_address_txs",
     "primary_address_utxos",
+    "primary_assets",
     "primary_cursors",
     "primary_staker_live",
     "primary_txs",

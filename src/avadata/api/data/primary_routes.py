@@ -16,6 +16,7 @@ from fastapi import APIRouter, Path, Query
 
 from avadata.api.data import primary_params as params
 from avadata.api.data.listing import cut, with_token
+from avadata.api.data.primary_shapes import Assets, tx_amounts, utxo_json
 from avadata.api.deps import Page, PageSize, PageToken, State, on_store, page, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
@@ -37,71 +38,6 @@ STAKING_TYPES = (
     "AddSubnetValidatorTx",
 )
 CHAIN_NAMES = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
-
-
-def asset(asset_id: str, amount: int) -> dict[str, Any]:
-    """Asset amount; names of non-AVAX X-chain assets are not indexed yet (CreateAssetTx)."""
-    return {
-        "assetId": asset_id,
-        "name": "Avalanche",
-        "symbol": "AVAX",
-        "denomination": 9,
-        "type": "secp256k1",
-        "amount": str(amount),
-    }
-
-
-def _sums(utxos: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    total: dict[str, int] = defaultdict(int)
-    for u in utxos:
-        total[u["assetId"]] += int(u["amount"])
-    return [asset(a, v) for a, v in sorted(total.items())]
-
-
-def _tx_amounts(consumed: list[dict[str, Any]], emitted: list[dict[str, Any]]) -> dict[str, Any]:
-    """value: what the tx emits unstaked; amountStaked: its stake outputs; amountBurned: what
-    it consumed minus everything it emitted, per asset (the fee)."""
-    ins = {a["assetId"]: int(a["amount"]) for a in _sums(consumed)}
-    outs = {a["assetId"]: int(a["amount"]) for a in _sums(emitted)}
-    burned = [asset(a, v - outs.get(a, 0)) for a, v in sorted(ins.items()) if v > outs.get(a, 0)]
-    return {
-        "value": _sums([u for u in emitted if not u["staked"]]),
-        "amountStaked": _sums([u for u in emitted if u["staked"]]),
-        "amountBurned": burned,
-        "amountL1ValidatorBalanceBurned": [],
-    }
-
-
-def utxo_json(row: Any, net: str) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "asset": asset(row.asset_id, int(row.amount)),
-        # The SDK's P-chain UTXO requires it; an unspent UTXO names the chain it lives on.
-        "consumedOnChainId": params.chain_id_of(net, row.created_on),
-        "addresses": orjson.loads(row.addresses),
-        "utxoId": row.utxo_id,
-        "txHash": row.tx_hash,
-        "outputIndex": int(row.output_index),
-        "amount": str(row.amount),
-        "assetId": row.asset_id,
-        "blockNumber": str(row.block_number),
-        "blockTimestamp": int(row.block_timestamp),
-        "createdOnChainId": params.chain_id_of(net, row.created_on),
-        "threshold": int(row.threshold),
-        "platformLocktime": int(row.platform_locktime),
-        "staked": bool(row.staked),
-        "utxoBytes": row.utxo_bytes,
-        "utxoType": "STAKE" if row.staked else "TRANSFER",
-    }
-    if row.stakeable_locktime is not None:
-        out["stakeableLocktime"] = int(row.stakeable_locktime)
-    if row.consuming_tx_hash is not None:
-        out["consumedOnChainId"] = params.chain_id_of(net, row.consumed_on)
-        out["consumingTxHash"] = row.consuming_tx_hash
-        out["consumingBlockNumber"] = str(row.consuming_block_number)
-        out["consumingBlockTimestamp"] = int(row.consuming_block_timestamp)
-    if row.reward_type is not None:
-        out["rewardType"] = row.reward_type
-    return out
 
 
 # The seed's rule 4: a page may hold fewer txs once their UTXOs reach this many (responses stay
@@ -169,13 +105,14 @@ def _tx_list(
         periods = validator_queries.staking_facts(
             conn, [r.tx_hash for r in served if r.tx_type in STAKING_TYPES]
         )
-    served, token = _utxo_threshold(served, token, utxos, pg)
+        served, token = _utxo_threshold(served, token, utxos, pg)
+        assets = Assets(net, key).load(conn, [u.asset_id for u in utxos])
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for u in utxos:
-        emitted[u.tx_hash].append(utxo_json(u, net))
+        emitted[u.tx_hash].append(utxo_json(u, net, assets))
         if u.consuming_tx_hash is not None:
-            consumed[u.consuming_tx_hash].append(utxo_json(u, net))
+            consumed[u.consuming_tx_hash].append(utxo_json(u, net, assets))
     txs = []
     for r in served:
         body = orjson.loads(r.body)
@@ -189,7 +126,7 @@ def _tx_list(
                 "emittedUtxos": emitted.get(r.tx_hash, []),
             }
         )
-        body.update(_tx_amounts(body["consumedUtxos"], body["emittedUtxos"]))
+        body.update(tx_amounts(assets, body["consumedUtxos"], body["emittedUtxos"]))
         facts = periods.get(r.tx_hash)
         if facts is not None:
             body.update(_staking_extras(facts))
@@ -336,6 +273,7 @@ def list_utxos(
             asset_id=assetId,
             by_amount=by_amount,
         )
+        assets = Assets(net, key).load(conn, [r.asset_id for r in rows])
     served, token = cut(
         rows,
         pg,
@@ -346,5 +284,8 @@ def list_utxos(
         "network": "mainnet" if net == "mainnet" else "fuji",
     }
     return JsonResponse(
-        with_token({"utxos": [utxo_json(r, net) for r in served], "chainInfo": chain_info}, token)
+        with_token(
+            {"utxos": [utxo_json(r, net, assets) for r in served], "chainInfo": chain_info},
+            token,
+        )
     )

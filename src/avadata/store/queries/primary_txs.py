@@ -15,6 +15,7 @@ from avadata.store.coltypes import U256
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
+    primary_assets,
     primary_txs,
     primary_utxos,
 )
@@ -118,3 +119,11 @@ def list_utxos(
     order = [c.desc() if desc else c.asc() for c in cols]
     stmt = select(primary_utxos).join(keys, u.utxo_id == keys.c.utxo_id)
     return conn.execute(stmt.where(*conds).order_by(*order).limit(limit)).all()
+
+
+def assets(conn: Connection, asset_ids: Sequence[str]) -> Sequence[Row[tuple[object, ...]]]:
+    """The indexed X-chain assets among these IDs (CreateAssetTx facts)."""
+    ids = sorted(set(asset_ids))
+    if not ids:
+        return []
+    return conn.execute(select(primary_assets).where(primary_assets.c.asset_id.in_(ids))).all()
