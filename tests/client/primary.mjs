@@ -29,12 +29,21 @@ for (const [name, call, key] of calls) {
   try {
     let pages = 0;
     let items = 0;
+    // What survived the SDK's parse tells which union branch took the page (unknown keys
+    // are dropped): X-chain txs keep chainFormat, C-chain atomic txs evmInputs/evmOutputs,
+    // X/C Utxos creationTxHash.
+    const kept = { chainFormat: 0, evm: 0, creationTxHash: 0 };
     for await (const page of await call()) {
       pages += 1;
       items += page.result[key].length;
+      for (const item of page.result[key]) {
+        if ("chainFormat" in item) kept.chainFormat += 1;
+        if ("evmInputs" in item || "evmOutputs" in item) kept.evm += 1;
+        if ("creationTxHash" in item) kept.creationTxHash += 1;
+      }
       if (pages > 500) throw new Error("more than 500 pages");
     }
-    summary[name] = { pages, items };
+    summary[name] = { pages, items, kept };
   } catch (err) {
     console.log(JSON.stringify({ ok: false, name, error: String(err).slice(0, 300), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 3000), stray }));
     process.exit(1);

@@ -80,7 +80,7 @@ def test_x_chain_lists_parse_in_the_sdk(server: str) -> None:
         "blockchainId": "x-chain",
     }
     out = _run(server, args)
-    assert out["summary"]["transactions.listLatest"] == {"pages": 1, "items": 3}
+    assert out["summary"]["transactions.listLatest"]["items"] == 3
     assert out["summary"]["utxos.listByAddresses"]["items"] == 3
 
 
@@ -91,5 +91,6 @@ def test_primary_lists_parse_in_the_sdk(server: str) -> None:
         "blockchainId": "p-chain",
     }
     out = _run(server, args)
-    assert out["summary"]["transactions.listLatest"] == {"pages": 8, "items": 30}
+    assert out["summary"]["transactions.listLatest"]["pages"] == 8
+    assert out["summary"]["transactions.listLatest"]["items"] == 30
     assert out["summary"]["utxos.listByAddresses"]["items"] == 15

@@ -7,6 +7,7 @@ the atomic txs it built."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,22 +15,27 @@ from typing import Any
 import pytest
 
 from avadata.api.app import create_app
+from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
 from avadata.decode.codec.ids import bech32_address, cb58_encode
 from avadata.devnet import primary_node
+from avadata.devnet.cchain_atomic import FEE as C_ATOMIC_FEE
 from avadata.devnet.facade.index_api import index_routes
 from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network_ids import AVAX_ASSET_ID
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
+from avadata.devnet.produced import X_VTX
 from avadata.indexer.primary import index_node
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
 from tests.api.http import TestClient
+from tests.support.server import TOOLS, run_node, serving
 
 CONFIG = PrimaryConfig(seed=11, start=1_767_225_600, days=20, p_blocks=100, x_blocks=30)
 TXS = "/v1/networks/fuji/blockchains/{}/transactions"
+SDK_SCRIPT = Path(__file__).parents[1] / "client" / "primary.mjs"
 C_BLOCKS = 120
 
 
@@ -99,6 +105,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         asyncio.run(index_node(engine, server.url, once=True))
         settings = Settings(db_url=db, page_token_secret="test-secret-0123456789")
         with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+            c.app.state.string_settings = settings.model_copy(
+                update={"utxo_output_index": "string"}
+            )
             yield c, node.sim
     finally:
         server.stop()
@@ -176,3 +185,112 @@ def test_utxos_carry_asset_names(world: World) -> None:
     by_asset = {u["assetId"]: u["asset"] for u in r.json()["utxos"]}
     assert by_asset[cb58_encode(silver.asset_id)]["symbol"] == "SLVR"
     assert by_asset[cb58_encode(silver.asset_id)]["denomination"] == 6
+
+
+def test_x_chain_txs_have_the_linear_or_non_linear_shape(world: World) -> None:
+    c, sim = world
+    records = {r.tx_id: r for r in sim.records if r.chain == "X"}
+    txs = every_tx(c, "x-chain")
+    assert {t["txHash"] for t in txs} == set(records)
+    formats = set()
+    for t in txs:
+        r = records[t["txHash"]]
+        assert t["txType"] == r.type
+        if r.index == X_VTX:
+            assert t["chainFormat"] == "non-linear"
+            (vertex,) = t["vertices"]
+            assert vertex["height"] == r.height and vertex["hash"] == t["blockHash"]
+            assert 0 <= vertex["timestamp"] - r.time <= 1 and t["timestamp"] == vertex["timestamp"]
+        else:
+            assert t["chainFormat"] == "linear" and "vertices" not in t
+            assert t["blockHeight"] == r.height and t["timestamp"] == r.time
+        formats.add(t["chainFormat"])
+        assert t["memo"].startswith("0x")
+        for key, total in (("consumedUtxos", "amountUnlocked"), ("emittedUtxos", "amountCreated")):
+            sums: dict[str, int] = {}
+            for u in t[key]:
+                assert u["creationTxHash"] == u["txHash"] and u["locktime"] == 0
+                assert u["timestamp"] == u["blockTimestamp"]
+                sums[u["assetId"]] = sums.get(u["assetId"], 0) + int(u["amount"])
+            assert {a["assetId"]: int(a["amount"]) for a in t[total]} == sums
+        for u in t["consumedUtxos"]:
+            assert u["consumingTxHash"] == t["txHash"]
+            assert u["consumingTxTimestamp"] == t["timestamp"]
+    assert formats == {"linear", "non-linear"}
+
+
+def test_c_chain_atomic_txs_against_the_simulator(world: World) -> None:
+    c, sim = world
+    built = {
+        cb58_encode(tx.id_bytes(ATOMIC_TABLE)): (number, tx)
+        for number, txs in sim.c_atomic.items()
+        for tx in txs
+    }
+    times = {r.tx_id: r.time for r in sim.records if r.chain == "C"}
+    txs = every_tx(c, "c-chain")
+    assert {t["txHash"] for t in txs} == set(built) and len(built) >= 10
+    c_chain = "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"
+    kinds = set()
+    for t in txs:
+        number, tx = built[t["txHash"]]
+        unsigned = tx.unsigned
+        assert t["blockHeight"] == number and t["timestamp"] == times[t["txHash"]]
+        assert t["memo"] == ""
+        burned = {a["assetId"]: int(a["amount"]) for a in t["amountBurned"]}
+        assert burned == {cb58_encode(AVAX_ASSET_ID): C_ATOMIC_FEE}
+        if isinstance(unsigned, UnsignedImportTx):
+            kinds.add("ImportTx")
+            assert t["txType"] == "ImportTx" and t["destinationChain"] == c_chain
+            assert t["sourceChain"] == cb58_encode(unsigned.source_chain)
+            assert [(o["toAddress"], o["asset"]["amount"]) for o in t["evmOutputs"]] == [
+                ("0x" + o.address.hex(), str(o.amount)) for o in unsigned.outputs
+            ]
+            assert sorted((u["txHash"], u["outputIndex"]) for u in t["consumedUtxos"]) == sorted(
+                (cb58_encode(i.tx_id), i.output_index) for i in unsigned.imported_inputs
+            )
+            assert all(u["consumingTxHash"] == t["txHash"] for u in t["consumedUtxos"])
+        else:
+            assert isinstance(unsigned, UnsignedExportTx)
+            kinds.add("ExportTx")
+            assert t["txType"] == "ExportTx" and t["sourceChain"] == c_chain
+            assert t["destinationChain"] == cb58_encode(unsigned.destination_chain)
+            assert [(i["fromAddress"], i["asset"]["amount"]) for i in t["evmInputs"]] == [
+                ("0x" + i.address.hex(), str(i.amount)) for i in unsigned.inputs
+            ]
+            sigs = [[{"signature": "0x" + s.hex()} for s in cr.signatures] for cr in tx.credentials]
+            assert [i["credentials"] for i in t["evmInputs"]] == sigs
+            assert [int(u["amount"]) for u in t["emittedUtxos"]] == [
+                o.output.amount for o in unsigned.exported_outputs
+            ]
+    assert kinds == {"ImportTx", "ExportTx"}
+
+
+def _sdk(c: TestClient, settings: Settings | None, chain: str, addresses: str) -> dict[str, Any]:
+    app = c.app if settings is None else create_app(settings)
+    with serving(app) as base:
+        args = {"toolsDir": str(TOOLS), "addresses": addresses, "blockchainId": chain}
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    summary: dict[str, Any] = out["summary"]
+    return summary
+
+
+def test_the_official_sdk_parses_every_page(world: World) -> None:
+    c, sim = world
+    user = sim.keys.users[4]
+    x_addr, eth = "X-" + bech32_address(user.address, "fuji"), user.eth_address
+    n_c, n_x = len(every_tx(c, "c-chain")), len(every_tx(c, "x-chain"))
+    # The seed's integer outputIndex (default): P and C pages parse in the P-chain branch.
+    p = _sdk(c, None, "p-chain", "P-" + bech32_address(user.address, "fuji"))
+    assert p["transactions.listLatest(all)"]["items"] == len(every_tx(c, "p-chain"))
+    cc = _sdk(c, None, "c-chain", eth)
+    assert cc["transactions.listLatest(all)"]["items"] == n_c
+    # The SDK's string outputIndex: X pages (CreateAssetTx, OperationTx are not P-chain
+    # types) parse in the X-chain branch, C pages in the C-chain branch, UTXOs as Utxo.
+    strings = c.app.state.string_settings
+    x = _sdk(c, strings, "x-chain", x_addr)
+    every = x["transactions.listLatest(all)"]
+    assert every["items"] == n_x and every["kept"]["chainFormat"] == n_x
+    assert x["utxos.listByAddresses"]["kept"]["creationTxHash"] > 0
+    cs = _sdk(c, strings, "c-chain", eth)
+    assert cs["transactions.listLatest(all)"]["kept"]["evm"] == n_c

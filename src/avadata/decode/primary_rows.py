@@ -19,7 +19,7 @@ from avadata.decode.codec.cblock import CChainBlock
 from avadata.decode.codec.components import UTXO, LockOut, MintOutput
 from avadata.decode.codec.ids import bech32_address, cb58_encode, hrp_for_network, utxo_id
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, block_txs
-from avadata.decode.codec.utxos import consumed, produced
+from avadata.decode.codec.utxos import consumed, exported, produced
 from avadata.decode.codec.xchain import XCHAIN_TABLE, CreateAssetTx, Vertex
 from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
 from avadata.decode.primary_blocks import BlockFacts
@@ -129,7 +129,11 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
     for position, tx in enumerate(signed_txs(chain, facts.inner)):
         tx_id = tx.id_bytes(table)
         body = render.tx_json(tx, chain)
-        body.pop("credentials", None)
+        credentials = body.pop("credentials", None) or []
+        if isinstance(tx.unsigned, UnsignedExportTx):
+            # One credential per EVM input, in order: the SDK's EVMInput.credentials.
+            for evm_in, cred in zip(body.get("evmInputs", ()), credentials, strict=False):
+                evm_in["credentials"] = [{"signature": s} for s in cred.get("signatures", ())]
         base = getattr(tx.unsigned, "base", tx.unsigned)
         hrp = hrp_for_network(int(getattr(base, "network_id", 1)))
         created = [(u, False) for u in produced(tx.unsigned, tx_id)]
@@ -152,6 +156,13 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
                         "utxo_id": row["utxo_id"],
                     }
                 )
+            rows.utxos.append(row)
+        # Exported outputs live in the destination chain's shared memory until imported: they
+        # are the export's emitted UTXOs (and the import's consumed ones), never listed as
+        # UTXOs of either chain's addresses.
+        for utxo in exported(tx.unsigned, tx_id):
+            row = utxo_row(chain, blockchain_id, utxo, hrp, facts, ts, False)
+            touched.update(row.pop("_addresses"))
             rows.utxos.append(row)
         touched.update(evm_addresses(tx.unsigned))
         for ref in consumed(tx.unsigned):

@@ -15,8 +15,9 @@ import orjson
 from fastapi import APIRouter, Path, Query
 
 from avadata.api.data import primary_params as params
+from avadata.api.data import primary_shapes as shapes
 from avadata.api.data.listing import cut, with_token
-from avadata.api.data.primary_shapes import Assets, tx_amounts, utxo_json
+from avadata.api.data.primary_shapes import Assets, utxo_json
 from avadata.api.deps import Page, PageSize, PageToken, State, on_store, page, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
@@ -106,16 +107,38 @@ def _tx_list(
             conn, [r.tx_hash for r in served if r.tx_type in STAKING_TYPES]
         )
         served, token = _utxo_threshold(served, token, utxos, pg)
-        assets = Assets(net, key).load(conn, [u.asset_id for u in utxos])
+        bodies = {r.tx_hash: orjson.loads(r.body) for r in served}
+        # An import names what it consumed: found even when the import was indexed before
+        # the export that created it (another chain), whose spend then found no row.
+        wanted = {i: h for h, b in bodies.items() for i in shapes.imported_utxo_ids(b)}
+        have = {u.utxo_id for u in utxos}
+        imported = queries.utxos_by_ids(conn, [i for i in wanted if i not in have])
+        asset_ids = [u.asset_id for u in [*utxos, *imported]]
+        asset_ids += [a for b in bodies.values() for a in shapes.evm_assets(b)]
+        assets = Assets(net, key).load(conn, asset_ids)
+    as_string = key != "P" and st.settings.utxo_output_index == "string"
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for u in utxos:
-        emitted[u.tx_hash].append(utxo_json(u, net, assets))
+        emitted[u.tx_hash].append(utxo_json(u, net, assets, key, as_string))
         if u.consuming_tx_hash is not None:
-            consumed[u.consuming_tx_hash].append(utxo_json(u, net, assets))
+            consumed[u.consuming_tx_hash].append(utxo_json(u, net, assets, key, as_string))
+    by_hash = {r.tx_hash: r for r in served}
+    for u in [*imported, *(u for u in utxos if u.consuming_tx_hash is None)]:
+        importer = by_hash.get(wanted.get(u.utxo_id, ""))
+        if importer is None:
+            continue
+        j = utxo_json(u, net, assets, key, as_string)
+        j["consumedOnChainId"] = params.chain_id_of(net, key)
+        j["consumingTxHash"] = importer.tx_hash
+        j["consumingBlockNumber"] = str(importer.block_number)
+        j["consumingBlockTimestamp"] = int(importer.block_timestamp)
+        if key != "P":
+            j["consumingTxTimestamp"] = int(importer.block_timestamp)
+        consumed[importer.tx_hash].append(j)
     txs = []
     for r in served:
-        body = orjson.loads(r.body)
+        body = bodies[r.tx_hash]
         body.update(
             {
                 "txHash": r.tx_hash,
@@ -126,7 +149,7 @@ def _tx_list(
                 "emittedUtxos": emitted.get(r.tx_hash, []),
             }
         )
-        body.update(tx_amounts(assets, body["consumedUtxos"], body["emittedUtxos"]))
+        shapes.chain_fields(key, net, body, assets)
         facts = periods.get(r.tx_hash)
         if facts is not None:
             body.update(_staking_extras(facts))
@@ -274,6 +297,7 @@ def list_utxos(
             by_amount=by_amount,
         )
         assets = Assets(net, key).load(conn, [r.asset_id for r in rows])
+    as_string = key != "P" and st.settings.utxo_output_index == "string"
     served, token = cut(
         rows,
         pg,
@@ -285,7 +309,10 @@ def list_utxos(
     }
     return JsonResponse(
         with_token(
-            {"utxos": [utxo_json(r, net, assets) for r in served], "chainInfo": chain_info},
+            {
+                "utxos": [utxo_json(r, net, assets, key, as_string) for r in served],
+                "chainInfo": chain_info,
+            },
             token,
         )
     )

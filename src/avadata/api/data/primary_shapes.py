@@ -10,7 +10,7 @@ indexed is named "" / "" / 0 rather than invented.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,12 +63,18 @@ class Assets:
 
 
 def tx_amounts(
-    assets: Assets, consumed: list[dict[str, Any]], emitted: list[dict[str, Any]]
+    assets: Assets,
+    consumed: list[dict[str, Any]],
+    emitted: list[dict[str, Any]],
+    evm_in: Sequence[dict[str, Any]] = (),
+    evm_out: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """value: what the tx emits unstaked; amountStaked: its stake outputs; amountBurned: what
-    it consumed minus everything it emitted, per asset (the fee)."""
-    ins = {a["assetId"]: int(a["amount"]) for a in assets.sums(consumed)}
-    outs = {a["assetId"]: int(a["amount"]) for a in assets.sums(emitted)}
+    it consumed minus everything it emitted, per asset (the fee). C-chain atomic txs move
+    value between UTXOs and EVM accounts, so their EVM inputs count as consumed and their EVM
+    outputs as emitted."""
+    ins = {a["assetId"]: int(a["amount"]) for a in assets.sums([*consumed, *evm_in])}
+    outs = {a["assetId"]: int(a["amount"]) for a in assets.sums([*emitted, *evm_out])}
     burned = [
         assets.amount(a, v - outs.get(a, 0)) for a, v in sorted(ins.items()) if v > outs.get(a, 0)
     ]
@@ -80,7 +86,11 @@ def tx_amounts(
     }
 
 
-def utxo_json(row: Any, net: str, assets: Assets) -> dict[str, Any]:
+def utxo_json(
+    row: Any, net: str, assets: Assets, shape: str = "P", index_as_string: bool = False
+) -> dict[str, Any]:
+    """A UTXO in the P-chain shape; in X- and C-chain listings (`shape`) also the SDK's Utxo
+    fields, so a page validates as either."""
     out: dict[str, Any] = {
         "asset": assets.amount(row.asset_id, int(row.amount)),
         # The SDK's P-chain UTXO requires it; an unspent UTXO names the chain it lives on.
@@ -109,4 +119,60 @@ def utxo_json(row: Any, net: str, assets: Assets) -> dict[str, Any]:
         out["consumingBlockTimestamp"] = int(row.consuming_block_timestamp)
     if row.reward_type is not None:
         out["rewardType"] = row.reward_type
+    if shape != "P":
+        out["creationTxHash"] = row.tx_hash
+        out["locktime"] = int(row.platform_locktime)
+        out["timestamp"] = int(row.block_timestamp)
+        if row.consuming_block_timestamp is not None:
+            out["consumingTxTimestamp"] = int(row.consuming_block_timestamp)
+        if index_as_string:
+            out["outputIndex"] = str(row.output_index)
     return out
+
+
+def imported_utxo_ids(body: dict[str, Any]) -> list[str]:
+    return [str(i["utxoId"]) for i in body.get("importedInputs", ())]
+
+
+def evm_assets(body: dict[str, Any]) -> list[str]:
+    return [str(io["assetId"]) for k in ("evmInputs", "evmOutputs") for io in body.get(k, ())]
+
+
+def chain_fields(
+    key: str,
+    net: str,
+    body: dict[str, Any],
+    assets: Assets,
+) -> None:
+    """The X-chain (XChainLinear/NonLinearTransaction) and C-chain (CChainImport/Export
+    Transaction) fields, added next to the P-chain ones already in `body`."""
+    consumed, emitted = body["consumedUtxos"], body["emittedUtxos"]
+    evm_in = [
+        {"assetId": i["assetId"], "amount": i["amount"], "staked": False}
+        for i in body.get("evmInputs", ())
+    ]
+    evm_out = [
+        {"assetId": o["assetId"], "amount": o["amount"], "staked": False}
+        for o in body.get("evmOutputs", ())
+    ]
+    body.update(tx_amounts(assets, consumed, emitted, evm_in, evm_out))
+    if key == "P":
+        return
+    body["timestamp"] = body["blockTimestamp"]
+    body["blockHeight"] = int(body["blockNumber"])
+    body["amountUnlocked"] = assets.sums([*consumed, *evm_in])
+    body["amountCreated"] = assets.sums([*emitted, *evm_out])
+    if key == "X":
+        body.setdefault("chainFormat", "linear")
+        return
+    # Atomic txs have no memo; the chain a C-chain import lands on (or an export leaves) is
+    # the C-chain itself.
+    body.setdefault("memo", "")
+    own = params.chain_id_of(net, "C")
+    body.setdefault("sourceChain", own)
+    body.setdefault("destinationChain", own)
+    for o in body.get("evmOutputs", ()):
+        o["asset"] = assets.amount(o["assetId"], int(o["amount"]))
+    for i in body.get("evmInputs", ()):
+        i["asset"] = assets.amount(i["assetId"], int(i["amount"]))
+        i.setdefault("credentials", [])
