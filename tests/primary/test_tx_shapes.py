@@ -294,3 +294,47 @@ def test_the_official_sdk_parses_every_page(world: World) -> None:
     assert x["utxos.listByAddresses"]["kept"]["creationTxHash"] > 0
     cs = _sdk(c, strings, "c-chain", eth)
     assert cs["transactions.listLatest(all)"]["kept"]["evm"] == n_c
+
+
+L1_TYPES = (
+    "ConvertSubnetToL1Tx",
+    "RegisterL1ValidatorTx",
+    "SetL1ValidatorWeightTx",
+    "IncreaseL1ValidatorBalanceTx",
+    "DisableL1ValidatorTx",
+)
+
+
+def test_l1_validation_id_lists_that_validations_txs(world: World) -> None:
+    c, sim = world
+    state = sim.p.state
+    validations = {**state.l1_validators, **state.removed_l1_validators}
+    assert len(validations) >= 3 and state.removed_l1_validators  # removed ones are listed too
+    listed: set[str] = set()
+    for vid in validations:
+        txs = every_tx(c, "p-chain", l1ValidationId=cb58_encode(vid), sortOrder="asc")
+        assert txs and txs[0]["txType"] in ("ConvertSubnetToL1Tx", "RegisterL1ValidatorTx")
+        assert all(t["txType"] in L1_TYPES for t in txs)
+        assert [t["blockTimestamp"] for t in txs] == sorted(t["blockTimestamp"] for t in txs)
+        listed |= {t["txHash"] for t in txs}
+        later = every_tx(
+            c,
+            "p-chain",
+            l1ValidationId=cb58_encode(vid),
+            txTypes="IncreaseL1ValidatorBalanceTx",
+            startTimestamp=txs[0]["blockTimestamp"] + 1,
+        )
+        assert later == [
+            t
+            for t in reversed(txs)
+            if t["txType"] == "IncreaseL1ValidatorBalanceTx"
+            and t["blockTimestamp"] > txs[0]["blockTimestamp"]
+        ]
+    every_l1 = {r.tx_id for r in sim.records if r.chain == "P" and r.type in L1_TYPES}
+    assert listed == every_l1
+    bad = c.get(TXS.format("x-chain"), params={"l1ValidationId": cb58_encode(bytes(32))})
+    assert bad.status_code == 400 and "l1ValidationId" in bad.json()["message"]
+    bad = c.get(TXS.format("p-chain"), params={"l1ValidationId": "not-an-id"})
+    assert bad.status_code == 400 and "l1ValidationId" in bad.json()["message"]
+    unknown = c.get(TXS.format("p-chain"), params={"l1ValidationId": cb58_encode(bytes(32))})
+    assert unknown.status_code == 200 and unknown.json()["transactions"] == []

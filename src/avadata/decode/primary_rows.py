@@ -17,9 +17,29 @@ from avadata.decode.codec import api, render
 from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
 from avadata.decode.codec.cblock import CChainBlock
 from avadata.decode.codec.components import UTXO, LockOut, MintOutput
-from avadata.decode.codec.ids import bech32_address, cb58_encode, hrp_for_network, utxo_id
+from avadata.decode.codec.ids import (
+    bech32_address,
+    cb58_encode,
+    hrp_for_network,
+    node_id_str,
+    utxo_id,
+)
+from avadata.decode.codec.pchain import (
+    ConvertSubnetToL1Tx,
+    DisableL1ValidatorTx,
+    IncreaseL1ValidatorBalanceTx,
+    RegisterL1ValidatorTx,
+    SetL1ValidatorWeightTx,
+)
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, block_txs
 from avadata.decode.codec.utxos import consumed, exported, produced
+from avadata.decode.codec.warp import (
+    L1ValidatorWeight,
+    RegisterL1Validator,
+    l1_message_of,
+    validation_id_of_conversion,
+    validation_id_of_registration,
+)
 from avadata.decode.codec.xchain import XCHAIN_TABLE, CreateAssetTx, Vertex
 from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
 from avadata.decode.primary_blocks import BlockFacts
@@ -36,6 +56,8 @@ class BlockRows:
     address_txs: list[dict[str, Any]] = field(default_factory=list)
     address_utxos: list[dict[str, Any]] = field(default_factory=list)
     assets: list[dict[str, Any]] = field(default_factory=list)
+    l1_validators: list[dict[str, Any]] = field(default_factory=list)
+    l1_txs: list[dict[str, Any]] = field(default_factory=list)
     stakers: StakerRows = field(default_factory=StakerRows)
 
 
@@ -110,6 +132,27 @@ def asset_details(row: dict[str, Any]) -> dict[str, Any]:
         "createdAtTimestamp": int(row["created_at"]),
         "cap": row["cap"],
     }
+
+
+def l1_validations(unsigned: Any) -> list[tuple[bytes, bytes | None, bytes | None]]:
+    """(validation ID, node ID, subnet ID) of each L1 validation a P-chain tx touches; node
+    and subnet only where the tx defines the validator (later txs name just the ID)."""
+    if isinstance(unsigned, ConvertSubnetToL1Tx):
+        return [
+            (validation_id_of_conversion(unsigned.subnet_id, i), v.node_id, unsigned.subnet_id)
+            for i, v in enumerate(unsigned.validators)
+        ]
+    if isinstance(unsigned, RegisterL1ValidatorTx | SetL1ValidatorWeightTx):
+        _, call, message = l1_message_of(unsigned.message)
+        if isinstance(message, RegisterL1Validator):
+            vid = validation_id_of_registration(call.payload)
+            return [(vid, message.node_id, message.subnet_id)]
+        if isinstance(message, L1ValidatorWeight):
+            return [(message.validation_id, None, None)]
+        return []
+    if isinstance(unsigned, IncreaseL1ValidatorBalanceTx | DisableL1ValidatorTx):
+        return [(unsigned.validation_id, None, None)]
+    return []
 
 
 def evm_addresses(unsigned: Any) -> list[str]:
@@ -201,6 +244,25 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
             rows.assets.append(created_asset)
             body["assetCreated"] = asset_details(created_asset)
         if chain == "P":
+            for vid, node_id, subnet_id in l1_validations(tx.unsigned):
+                rows.l1_txs.append(
+                    {
+                        "validation_id": cb58_encode(vid),
+                        "block_timestamp": ts,
+                        "block_number": facts.height or 0,
+                        "tx_index": position,
+                        "tx_hash": tx_hash,
+                    }
+                )
+                if node_id is not None and subnet_id is not None:
+                    rows.l1_validators.append(
+                        {
+                            "validation_id": cb58_encode(vid),
+                            "subnet_id": cb58_encode(subnet_id),
+                            "node_id": node_id_str(node_id),
+                            "created_tx_hash": tx_hash,
+                        }
+                    )
             staker_rows(tx.unsigned, tx_hash, ts, hrp, rows.stakers)
         rows.txs.append(
             {

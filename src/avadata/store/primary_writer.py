@@ -17,6 +17,8 @@ from avadata.store.schema import (
     primary_address_utxos,
     primary_assets,
     primary_cursors,
+    primary_l1_validation_txs,
+    primary_l1_validators,
     primary_staker_live,
     primary_txs,
     primary_utxos,
@@ -54,6 +56,8 @@ def write_blocks(
             (primary_address_txs, "address_txs"),
             (primary_address_utxos, "address_utxos"),
             (primary_assets, "assets"),
+            (primary_l1_validators, "l1_validators"),
+            (primary_l1_validation_txs, "l1_txs"),
         ):
             values = [v for r in rows for v in getattr(r, key)]
             if values:

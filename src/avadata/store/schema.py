@@ -617,6 +617,30 @@ primary_assets = Table(
     PrimaryKeyConstraint("asset_id"),
 )
 
+# L1 validators as their ConvertSubnetToL1Tx / RegisterL1ValidatorTx defined them, kept after
+# removal (later txs name only the validation ID), and the P-chain txs of each validation.
+primary_l1_validators = Table(
+    "primary_l1_validators",
+    metadata,
+    Column("validation_id", String(64), nullable=False),
+    Column("subnet_id", String(64), nullable=False),
+    Column("node_id", String(64), nullable=False),
+    Column("created_tx_hash", String(64), nullable=False),
+    PrimaryKeyConstraint("validation_id"),
+)
+
+primary_l1_validation_txs = Table(
+    "primary_l1_validation_txs",
+    metadata,
+    Column("validation_id", String(64), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("tx_hash", String(64), nullable=False),
+    PrimaryKeyConstraint("validation_id", "block_timestamp", "block_number", "tx_index", "tx_hash"),
+    sqlite_with_rowid=False,
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -646,6 +670,8 @@ __all__ = [
     "primary_address_utxos",
     "primary_assets",
     "primary_cursors",
+    "primary_l1_validation_txs",
+    "primary_l1_validators",
     "primary_staker_live",
     "primary_txs",
     "primary_utxos",

@@ -4,7 +4,7 @@ aliases, bech32 addresses with the network's HRP)."""
 from __future__ import annotations
 
 from avadata.api.errors import bad_request
-from avadata.decode.codec.ids import parse_bech32_address
+from avadata.decode.codec.ids import cb58_decode, cb58_encode, parse_bech32_address
 from avadata.decode.codec.reader import DecodeError
 
 # fuji and testnet both denote the test network.
@@ -77,3 +77,18 @@ def chain_id_of(net: str, key: str) -> str:
         if k == key:
             return blockchain_id
     return key
+
+
+def l1_validation_id(chain_key: str, value: str | None) -> str | None:
+    """The seed's rule 2: a CB58 validation ID (32 bytes), on the P-chain only."""
+    if value is None:
+        return None
+    if chain_key != "P":
+        raise bad_request("l1ValidationId: only on the P-chain")
+    try:
+        raw = cb58_decode(value.strip())
+    except (DecodeError, ValueError):
+        raw = b""
+    if len(raw) != 32:
+        raise bad_request(f"l1ValidationId: {value!r} is not a CB58 validation ID")
+    return cb58_encode(raw)

@@ -79,13 +79,17 @@ def _tx_list(
     page_size: int,
     sort_order: str | None,
     staking: bool = False,
+    l1_validation_id: str | None = None,
 ) -> JsonResponse:
     net = params.network(network)
     key = params.chain(net, blockchain_id)
     if staking and key != "P":
         raise bad_request("blockchainId: transactions:listStaking serves the P-chain only")
     addrs = params.addresses(net, key, addresses)
-    if not addrs and (tx_types or start is not None or end is not None):
+    l1 = params.l1_validation_id(key, l1_validation_id)
+    if l1 is not None and addrs:
+        raise bad_request("l1ValidationId: lists one validation's txs, not with addresses")
+    if not addrs and l1 is None and (tx_types or start is not None or end is not None):
         raise bad_request("txTypes, startTimestamp and endTimestamp need addresses")
     if staking and not addrs:
         raise bad_request("addresses: required by transactions:listStaking")
@@ -93,11 +97,28 @@ def _tx_list(
         raise bad_request("startTimestamp: must not exceed endTimestamp")
     types = sorted(set(tx_types or ())) or (list(STAKING_TYPES) if staking else [])
     desc = sort_order != "asc"
-    filters = {"chain": key, "addresses": addrs, "types": types, "s": start, "e": end, "d": desc}
+    filters = {
+        "chain": key,
+        "addresses": addrs,
+        "types": types,
+        "s": start,
+        "e": end,
+        "d": desc,
+        "l1": l1,
+    }
     pg = page(st, route, filters, page_token, page_size, arity=3)
     with read_conn(st) as conn:
         rows = queries.list_txs(
-            conn, key, addrs, pg.after, pg.size + 1, desc=desc, tx_types=types, start=start, end=end
+            conn,
+            key,
+            addrs,
+            pg.after,
+            pg.size + 1,
+            desc=desc,
+            tx_types=types,
+            start=start,
+            end=end,
+            l1_validation=l1,
         )
         served, token = cut(
             rows, pg, lambda r: (int(r.block_timestamp), int(r.block_number), int(r.tx_index))
@@ -187,6 +208,7 @@ def list_transactions(
     network: Network,
     blockchain_id: BlockchainId,
     addresses: Addresses = None,
+    l1ValidationId: Annotated[str | None, Query(description="CB58 L1 validation ID")] = None,
     txTypes: Annotated[list[str] | None, Query()] = None,
     startTimestamp: Timestamp = None,
     endTimestamp: Timestamp = None,
@@ -206,6 +228,7 @@ def list_transactions(
         pageToken,
         pageSize,
         sortOrder,
+        l1_validation_id=l1ValidationId,
     )
 
 

@@ -16,6 +16,7 @@ from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
     primary_assets,
+    primary_l1_validation_txs,
     primary_txs,
     primary_utxos,
 )
@@ -41,9 +42,21 @@ def list_txs(
     tx_types: Sequence[str] = (),
     start: int | None = None,
     end: int | None = None,
+    l1_validation: str | None = None,
 ) -> Sequence[Row[tuple[object, ...]]]:
     t = primary_txs.c
-    if addresses:
+    if l1_validation is not None:
+        v = primary_l1_validation_txs.c
+        keys = (
+            select(v.block_timestamp, v.block_number, v.tx_index, v.tx_hash)
+            .where(v.validation_id == l1_validation)
+            .subquery()
+        )
+        cols = [keys.c.block_timestamp, keys.c.block_number, keys.c.tx_index]
+        stmt = select(primary_txs).join(
+            keys, and_(t.blockchain_id == chain, t.tx_hash == keys.c.tx_hash)
+        )
+    elif addresses:
         a = primary_address_txs.c
         keys = (
             select(a.block_timestamp, a.block_number, a.tx_index, a.tx_hash)
