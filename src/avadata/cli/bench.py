@@ -95,3 +95,56 @@ def ingest(
     typer.echo(text)
     if write_docs:
         write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench ingest", text)
+
+
+@app.command("primary")
+def primary(
+    p_blocks: Annotated[int, typer.Option(help="P-chain blocks the devnet simulates")] = 2_000,
+    x_blocks: Annotated[int, typer.Option(help="X-chain blocks the devnet simulates")] = 100,
+    utxos: Annotated[int, typer.Option(help="UTXOs (and txs) of the one hot address")] = 100_000,
+    db: Annotated[
+        str | None, typer.Option(help="store URL for the API part (reused when built already)")
+    ] = None,
+    page: Annotated[int, typer.Option(help="the deep page (walked in pages of 100)")] = 1_000,
+    seconds: Annotated[float, typer.Option(help="wrk seconds per endpoint")] = 10.0,
+    connections: Annotated[int, typer.Option(help="wrk connections")] = 4,
+    client: Annotated[str, typer.Option(help="wrk (installed when missing) or httpx")] = "wrk",
+    rounds: Annotated[int, typer.Option(help="requests per endpoint with --client httpx")] = 500,
+    seed: Annotated[int, typer.Option(help="seed of the devnet's simulators")] = 1,
+    write_docs: Annotated[
+        bool, typer.Option(help="record the result in docs/benchmarks.md")
+    ] = True,
+) -> None:
+    """Primary network: the indexer's ingest rate from the devnet's Index API, and p50/p99/req/s
+    of /transactions and /utxos for one address of >= 100,000 UTXOs, page 1 and a deep page.
+
+    Example: avadata bench primary --p-blocks 2000 --utxos 100000 --page 1000
+    """
+    from avadata.bench import primary as bench
+    from avadata.bench.machine import describe, write_section
+    from avadata.paths import REPO_ROOT
+
+    if client not in ("wrk", "httpx"):
+        raise typer.BadParameter("--client must be wrk or httpx")
+    typer.echo(f"ingest: devnet of {p_blocks} P / {x_blocks} X blocks...", err=True)
+    ingest = bench.measure_ingest(p_blocks, x_blocks, seed)
+    typer.echo(f"api: building a store of {utxos:,} UTXOs for one address...", err=True)
+    store = bench.build_store(utxos, db)
+    use_wrk = client == "wrk" and bench.wrk_available(install=True)
+    served = bench.measure_api(
+        store, page, use_wrk=use_wrk, seconds=seconds, connections=connections, rounds=rounds
+    )
+    command = (
+        f"avadata bench primary --p-blocks {p_blocks} --x-blocks {x_blocks} --utxos {utxos}"
+        f" --page {page} --client {client}"
+        + (
+            f" --rounds {rounds}"
+            if client == "httpx"
+            else f" --seconds {seconds:g} --connections {connections}"
+        )
+        + f" --seed {seed}"
+    )
+    text = bench.report(ingest, served, page, describe(), command)
+    typer.echo(text)
+    if write_docs:
+        write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench primary", text)
