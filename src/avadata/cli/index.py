@@ -32,6 +32,10 @@ def index(
         bool, typer.Option("--once", help="backfill to the current head, then exit 0")
     ] = False,
     chunk_blocks: Annotated[int, typer.Option(min=1, max=10_000, help="blocks per write")] = 50,
+    node_batch: Annotated[
+        int,
+        typer.Option(min=1, max=1024, help="primary-network containers per write (with --node)"),
+    ] = 1024,
     native_balances: Annotated[
         str,
         typer.Option(
@@ -62,7 +66,7 @@ def index(
 
         def primary() -> None:
             try:
-                asyncio.run(index_node(engine, node, once=once, poll=poll))
+                asyncio.run(index_node(engine, node, once=once, poll=poll, batch=node_batch))
             except AvadataError as exc:
                 typer.echo(f"avadata index --node: {exc}", err=True)
                 raise typer.Exit(1) from exc
