@@ -7,8 +7,9 @@ for UTXOs; `after` is the last row served, compared as a row value in the page's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Connection, Row, and_, literal, or_, select, tuple_
+from sqlalchemy import Connection, Row, Select, and_, literal, or_, select, tuple_
 from sqlalchemy.sql import ColumnElement
 
 from avadata.store.coltypes import U256
@@ -29,6 +30,13 @@ def _after(cols: Sequence[ColumnElement[object]], after: Position | None, desc: 
         return []
     key = tuple_(*cols)
     return [key < tuple_(*after) if desc else key > tuple_(*after)]
+
+
+def _distinct_if_several(links: Select[Any], addresses: Sequence[str]) -> Select[Any]:
+    """One address's links are unique (their primary key): DISTINCT would only make SQLite
+    materialise and sort every link of the address before the first row is served (0.5 s
+    for an address of 100,000 UTXOs, against 1 ms walking the key in order)."""
+    return links.distinct() if len(set(addresses)) > 1 else links
 
 
 def list_txs(
@@ -58,12 +66,10 @@ def list_txs(
         )
     elif addresses:
         a = primary_address_txs.c
-        keys = (
-            select(a.block_timestamp, a.block_number, a.tx_index, a.tx_hash)
-            .where(a.blockchain_id == chain, a.address.in_(list(addresses)))
-            .distinct()
-            .subquery()
+        links = select(a.block_timestamp, a.block_number, a.tx_index, a.tx_hash).where(
+            a.blockchain_id == chain, a.address.in_(list(addresses))
         )
+        keys = _distinct_if_several(links, addresses).subquery()
         cols = [keys.c.block_timestamp, keys.c.block_number, keys.c.tx_index]
         stmt = select(primary_txs).join(
             keys, and_(t.blockchain_id == chain, t.tx_hash == keys.c.tx_hash)
@@ -106,12 +112,10 @@ def list_utxos(
 ) -> Sequence[Row[tuple[object, ...]]]:
     a = primary_address_utxos.c
     u = primary_utxos.c
-    keys = (
-        select(a.block_timestamp, a.utxo_id)
-        .where(a.chain_id == chain, a.address.in_(list(addresses)))
-        .distinct()
-        .subquery()
+    links = select(a.block_timestamp, a.utxo_id).where(
+        a.chain_id == chain, a.address.in_(list(addresses))
     )
+    keys = _distinct_if_several(links, addresses).subquery()
     if by_amount:
         # The amount bound through U256 so SQLite compares its zero-padded text form.
         cols = [u.amount, keys.c.utxo_id]
