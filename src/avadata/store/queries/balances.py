@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, func, select, tuple_
 
-from avadata.store.queries.keyset import AnyRow
+from avadata.store.queries.keyset import AnyRow, records
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.schema import erc20_balances, erc721_owners, native_balances, tokens
 
@@ -170,4 +170,4 @@ def erc721_owned(
     params["limit"] = limit
     if after is not None:
         params.update(k0=str(after[0]), k1=int(after[1]))
-    return conn.execute(_owned(contract is not None, after is not None), params).all()
+    return records(conn.execute(_owned(contract is not None, after is not None), params))

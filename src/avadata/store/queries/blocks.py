@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, func, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params
+from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params, records
 from avadata.store.schema import evm_blocks
 
 
@@ -31,7 +31,7 @@ def list_blocks(
     params: dict[str, Any] = {"chain": chain_id, "limit": limit}
     if after is not None:
         params.update(position_params(after))
-    return conn.execute(_list(after is not None), params).all()
+    return records(conn.execute(_list(after is not None), params))
 
 
 _B = evm_blocks.c

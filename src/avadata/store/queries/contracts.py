@@ -1,26 +1,23 @@
 """Contracts deployed by an address (the transaction sender), newest first, with token info.
 
-Stage: store. Positions are (block_number, tx_index, trace_index).
+Stage: store. Positions are (block_number, tx_index, trace_index). The statement is built once
+per shape (see keyset.py).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, select
+from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc
+from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params, records
 from avadata.store.schema import contracts, tokens
 
 
-def deployed_by(
-    conn: Connection,
-    chain_id: int,
-    deployer: str,
-    after: Sequence[Any] | None,
-    limit: int,
-) -> Sequence[AnyRow]:
+@functools.cache
+def _deployed_by(paged: bool) -> Select[Any]:
     c = contracts.c
     tk = tokens.c
     stmt = (
@@ -34,9 +31,22 @@ def deployed_by(
         .select_from(
             contracts.outerjoin(tokens, and_(tk.chain_id == c.chain_id, tk.address == c.address))
         )
-        .where(c.chain_id == chain_id, c.deployer == deployer)
+        .where(c.chain_id == bindparam("chain"), c.deployer == bindparam("deployer"))
     )
+    keys = [c.block_number, c.tx_index, c.trace_index]
+    if paged:
+        stmt = stmt.where(after_desc_param(keys))
+    return stmt.order_by(*(k.desc() for k in keys)).limit(bindparam("limit"))
+
+
+def deployed_by(
+    conn: Connection,
+    chain_id: int,
+    deployer: str,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    params: dict[str, Any] = {"chain": chain_id, "deployer": deployer, "limit": limit}
     if after is not None:
-        stmt = stmt.where(after_desc([c.block_number, c.tx_index, c.trace_index], after))
-    stmt = stmt.order_by(c.block_number.desc(), c.tx_index.desc(), c.trace_index.desc())
-    return conn.execute(stmt.limit(limit)).all()
+        params.update(position_params(after))
+    return records(conn.execute(_deployed_by(after is not None), params))
