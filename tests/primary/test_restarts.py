@@ -126,7 +126,7 @@ def killed(network: Network) -> Iterator[tuple[Engine, list[dict[str, int]], dic
     # per chain so X and C get some though P holds most containers.
     rng = random.Random(20261124)
     offset, targets = 0, []
-    for cursor, draws in (("P", 3), ("X/vtx", 0), ("X", 2), ("C", 2)):
+    for cursor, draws in (("P", 6), ("X/vtx", 0), ("X", 3), ("C", 3)):
         targets += [offset + rng.randrange(1, sizes[cursor]) for _ in range(draws)]
         offset += sizes[cursor]
     positions: list[dict[str, int]] = []
@@ -138,6 +138,8 @@ def killed(network: Network) -> Iterator[tuple[Engine, list[dict[str, int]], dic
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline and _done(engine) < target:
             time.sleep(0.005)
+        # Not always right after a commit: anywhere in the next write cycle or two.
+        time.sleep(rng.uniform(0.0, 0.02))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
