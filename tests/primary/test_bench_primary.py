@@ -4,7 +4,10 @@ own order), not from its parameters."""
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+import shutil
+from pathlib import Path
+
+from sqlalchemy import func, make_url, select
 
 from avadata.bench import primary as bench
 from avadata.store.engine import make_engine
@@ -20,6 +23,7 @@ UTXOS, PAGE = 350, 3
 
 def test_report_is_computed_from_measurements() -> None:
     ingest = bench.measure_ingest(p_blocks=60, x_blocks=10, seed=2)
+    folders = [Path(make_url(ingest.db).database or "").parent]
     engine = make_engine(ingest.db)
     with engine.connect() as conn:
         t = primary_txs.c
@@ -35,6 +39,7 @@ def test_report_is_computed_from_measurements() -> None:
     assert ingest.seconds > 0
 
     store = bench.build_store(UTXOS)
+    folders.append(Path(make_url(store.db).database or "").parent)
     assert store.hot_utxos == store.txs == UTXOS
     served = bench.measure_api(
         store, PAGE, use_wrk=False, seconds=1, connections=1, rounds=5, check_walk=True
@@ -76,3 +81,5 @@ def test_report_is_computed_from_measurements() -> None:
     assert f"holds {UTXOS:,} unspent UTXOs" in text
     assert "equal the txs the simulators produced: " in text
     assert "reaches the same first row: yes" in text
+    for folder in folders:
+        shutil.rmtree(folder)

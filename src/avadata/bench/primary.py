@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -154,8 +155,11 @@ def measure_ingest(p_blocks: int, x_blocks: int, seed: int = 1) -> IngestResult:
             }
         engine.dispose()
     finally:
-        parent.send("stop")
+        with contextlib.suppress(OSError):  # a node that died has no pipe left to read it
+            parent.send("stop")
         proc.join(60)
+        if proc.is_alive():
+            proc.terminate()
     return IngestResult(seconds, containers, txs, sim_txs, built, db)
 
 
