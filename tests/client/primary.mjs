@@ -31,8 +31,9 @@ for (const [name, call, key] of calls) {
     let items = 0;
     // What survived the SDK's parse tells which union branch took the page (unknown keys
     // are dropped): X-chain txs keep chainFormat, C-chain atomic txs evmInputs/evmOutputs,
-    // X/C Utxos creationTxHash.
-    const kept = { chainFormat: 0, evm: 0, creationTxHash: 0 };
+    // X/C Utxos creationTxHash,
+    // P-chain L1 txs l1ValidatorDetails.
+    const kept = { chainFormat: 0, evm: 0, creationTxHash: 0, l1: 0 };
     for await (const page of await call()) {
       pages += 1;
       items += page.result[key].length;
@@ -40,6 +41,7 @@ for (const [name, call, key] of calls) {
         if ("chainFormat" in item) kept.chainFormat += 1;
         if ("evmInputs" in item || "evmOutputs" in item) kept.evm += 1;
         if ("creationTxHash" in item) kept.creationTxHash += 1;
+        if ("l1ValidatorDetails" in item) kept.l1 += 1;
       }
       if (pages > 500) throw new Error("more than 500 pages");
     }

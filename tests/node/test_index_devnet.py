@@ -220,12 +220,15 @@ class Replayed:
     end: int = 0
 
 
-def replay_validators(node: str) -> tuple[dict[bytes, dict[bytes, Replayed]], dict[str, bytes]]:
+def replay_validators(
+    node: str, removed: set[bytes] | None = None
+) -> tuple[dict[bytes, dict[bytes, Replayed]], dict[str, bytes]]:
     """subnet -> validation ID -> validator, and chain name -> subnet, from the P-chain bytes
     the Index API serves, decoded with the codec and replayed by the rules of avalanchego
-    (not by the simulator's state)."""
+    (not by the simulator's state). `removed` collects the L1 validations set to weight 0."""
     subnets: dict[bytes, dict[bytes, Replayed]] = defaultdict(dict)
     chain_subnet: dict[str, bytes] = {}
+    removed = set() if removed is None else removed
     converted: set[bytes] = set()
     for c in containers(node, "P/block"):
         inner = decode_container("P", bytes.fromhex(c["bytes"][2:-8])).inner
@@ -264,6 +267,7 @@ def replay_validators(node: str) -> tuple[dict[bytes, dict[bytes, Replayed]], di
                     if weight.validation_id in vals:
                         if weight.weight == 0:
                             del vals[weight.validation_id]
+                            removed.add(weight.validation_id)
                         else:
                             vals[weight.validation_id].weight = weight.weight
             elif isinstance(u, (IncreaseL1ValidatorBalanceTx, DisableL1ValidatorTx)):
@@ -334,6 +338,36 @@ def test_validators_api_equals_a_replay_of_the_p_chain(net: Devnet) -> None:
         },
     ).json()
     assert bad["error"]["code"] == -32602
+
+
+def test_get_l1_validator_equals_a_replay_of_the_p_chain(net: Devnet) -> None:
+    """platform.getL1Validator: the balance left at the P-chain's time after the continuous
+    fee (0 once disabled), as a replay of the blocks computes it; a removed one is not found."""
+    removed: set[bytes] = set()
+    subnets, chain_subnet = replay_validators(net.url, removed)
+    platform = f"{net.url}/ext/bc/P"
+    stamp = rpc(platform, "platform.getTimestamp", {})["timestamp"]
+    p_time = int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
+    height = rpc(platform, "platform.getHeight", {})["height"]
+    l1 = {vid: r for vid, r in subnets[chain_subnet["alpha"]].items() if r.l1}
+    assert len(l1) >= 3 and removed
+    for vid, r in l1.items():
+        got = rpc(platform, "platform.getL1Validator", {"validationID": cb58_encode(vid)})
+        balance = 0 if r.disabled else max(0, r.balance - L1_FEE_PER_SECOND * (p_time - r.updated))
+        assert got["balance"] == str(balance)
+        assert (got["nodeID"], got["weight"], got["startTime"]) == (
+            node_id_str(r.node_id),
+            str(r.weight),
+            str(r.start),
+        )
+        assert (got["subnetID"], got["validationID"], got["height"]) == (
+            cb58_encode(chain_subnet["alpha"]),
+            cb58_encode(vid),
+            height,
+        )
+    for vid in removed:
+        with pytest.raises(LookupError, match="not found"):
+            rpc(platform, "platform.getL1Validator", {"validationID": cb58_encode(vid)})
 
 
 def genesis_of(node: str, name: str) -> dict[str, Any]:

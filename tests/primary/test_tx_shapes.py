@@ -16,13 +16,14 @@ import pytest
 
 from avadata.api.app import create_app
 from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
-from avadata.decode.codec.ids import bech32_address, cb58_encode
+from avadata.decode.codec.ids import bech32_address, cb58_encode, node_id_str
 from avadata.devnet import primary_node
 from avadata.devnet.cchain_atomic import FEE as C_ATOMIC_FEE
 from avadata.devnet.facade.index_api import index_routes
 from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network_ids import AVAX_ASSET_ID
+from avadata.devnet.pchain_state import L1_FEE_PER_SECOND
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
 from avadata.devnet.produced import X_VTX
@@ -282,7 +283,11 @@ def test_the_official_sdk_parses_every_page(world: World) -> None:
     n_c, n_x = len(every_tx(c, "c-chain")), len(every_tx(c, "x-chain"))
     # The seed's integer outputIndex (default): P and C pages parse in the P-chain branch.
     p = _sdk(c, None, "p-chain", "P-" + bech32_address(user.address, "fuji"))
-    assert p["transactions.listLatest(all)"]["items"] == len(every_tx(c, "p-chain"))
+    every_p = every_tx(c, "p-chain")
+    assert p["transactions.listLatest(all)"]["items"] == len(every_p)
+    # The SDK keeps l1ValidatorDetails (unknown keys would be dropped): the shape fits.
+    with_l1 = sum("l1ValidatorDetails" in t for t in every_p)
+    assert with_l1 and p["transactions.listLatest(all)"]["kept"]["l1"] == with_l1
     cc = _sdk(c, None, "c-chain", eth)
     assert cc["transactions.listLatest(all)"]["items"] == n_c
     # The SDK's string outputIndex: X pages (CreateAssetTx, OperationTx are not P-chain
@@ -338,3 +343,56 @@ def test_l1_validation_id_lists_that_validations_txs(world: World) -> None:
     assert bad.status_code == 400 and "l1ValidationId" in bad.json()["message"]
     unknown = c.get(TXS.format("p-chain"), params={"l1ValidationId": cb58_encode(bytes(32))})
     assert unknown.status_code == 200 and unknown.json()["transactions"] == []
+
+
+def test_l1_validator_details_against_the_simulator(world: World) -> None:
+    """Every L1 tx carries one entry per validation it touches: node, subnet and BLS key as
+    the simulator registered them, the weight after the tx (the last one: the simulator's
+    current weight, 0 once removed), what the tx moved into the balance, and the balance the
+    node reports at the P-chain's current time (0 once disabled or removed)."""
+    c, sim = world
+    state = sim.p.state
+    validations = {**state.l1_validators, **state.removed_l1_validators}
+    disabled = removed = increased = 0
+    for vid, v in validations.items():
+        txs = every_tx(c, "p-chain", l1ValidationId=cb58_encode(vid), sortOrder="asc")
+        entries = []
+        for t in txs:
+            mine = [d for d in t["l1ValidatorDetails"] if d["validationId"] == cb58_encode(vid)]
+            assert len(mine) == 1, t["txHash"]
+            entries.append((t["txType"], mine[0]))
+        for tx_type, d in entries:
+            assert d["validationIdHex"] == "0x" + vid.hex()
+            assert d["nodeId"] == node_id_str(v.node_id)
+            assert d["subnetId"] == cb58_encode(v.subnet_id)
+            assert d["blsCredentials"]["publicKey"] == "0x" + v.bls_public_key.hex()
+            assert d["remainingBalance"] == v.remaining(state.time)
+            if tx_type == "IncreaseL1ValidatorBalanceTx":
+                increased += 1
+                assert d["balanceChange"] > 0
+            elif tx_type in ("ConvertSubnetToL1Tx", "RegisterL1ValidatorTx"):
+                assert d["balanceChange"] > 0
+            else:
+                assert "balanceChange" not in d
+        assert entries[-1][1]["weight"] == v.weight
+        # An increase or a disable leaves the weight as the tx before it set it.
+        for (_, before), (tx_type, d) in zip(entries, entries[1:], strict=False):
+            if tx_type != "SetL1ValidatorWeightTx":
+                assert d["weight"] == before["weight"], tx_type
+        deposits = sum(d.get("balanceChange", 0) for _, d in entries)
+        if v.disabled:
+            disabled += 1
+            assert entries[-1][0] == "DisableL1ValidatorTx" and v.remaining(state.time) == 0
+        elif vid in state.removed_l1_validators:
+            removed += 1
+            assert entries[-1][0] == "SetL1ValidatorWeightTx" and entries[-1][1]["weight"] == 0
+        elif len(entries) == 1:
+            # Never topped up: the deposit minus the continuous fee since its creation.
+            elapsed = state.time - v.start
+            assert v.remaining(state.time) == max(0, deposits - L1_FEE_PER_SECOND * elapsed)
+    assert disabled and removed and increased
+    every_l1 = [t for t in every_tx(c, "p-chain") if t["txType"] in L1_TYPES]
+    converts = [t for t in every_l1 if t["txType"] == "ConvertSubnetToL1Tx"]
+    assert converts and all(len(t["l1ValidatorDetails"]) == len(t["validators"]) for t in converts)
+    assert all(len(t["l1ValidatorDetails"]) == 1 for t in every_l1 if t not in converts)
+    assert all("l1ValidatorDetails" not in t for t in every_tx(c, "p-chain") if t not in every_l1)

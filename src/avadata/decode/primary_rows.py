@@ -134,24 +134,70 @@ def asset_details(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def l1_validations(unsigned: Any) -> list[tuple[bytes, bytes | None, bytes | None]]:
-    """(validation ID, node ID, subnet ID) of each L1 validation a P-chain tx touches; node
-    and subnet only where the tx defines the validator (later txs name just the ID)."""
+def _l1_entry(
+    vid: bytes,
+    node_id: bytes | None = None,
+    subnet_id: bytes | None = None,
+    weight: int | None = None,
+    balance_change: int | None = None,
+    bls: tuple[bytes, bytes] | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"validationId": cb58_encode(vid), "validationIdHex": "0x" + vid.hex()}
+    if node_id is not None:
+        out["nodeId"] = node_id_str(node_id)
+    if subnet_id is not None:
+        out["subnetId"] = cb58_encode(subnet_id)
+    if weight is not None:
+        out["weight"] = weight
+    if balance_change is not None:
+        out["balanceChange"] = balance_change
+    if bls is not None:
+        out["blsCredentials"] = {
+            "publicKey": "0x" + bls[0].hex(),
+            "proofOfPossession": "0x" + bls[1].hex(),
+        }
+    return out
+
+
+def l1_details(unsigned: Any) -> list[dict[str, Any]]:
+    """The `l1ValidatorDetails` entries of a P-chain tx as far as the tx itself carries them,
+    one per L1 validation it touches. Later txs name only the validation ID, and the balance
+    left is chain state (continuous fee, refunds): the API completes them from the store
+    (node, subnet, BLS key of the creating tx; the weight an increase or disable leaves as it
+    was) and from the node's snapshot (remainingBalance)."""
     if isinstance(unsigned, ConvertSubnetToL1Tx):
         return [
-            (validation_id_of_conversion(unsigned.subnet_id, i), v.node_id, unsigned.subnet_id)
+            _l1_entry(
+                validation_id_of_conversion(unsigned.subnet_id, i),
+                v.node_id,
+                unsigned.subnet_id,
+                v.weight,
+                v.balance,
+                (v.public_key, v.proof_of_possession),
+            )
             for i, v in enumerate(unsigned.validators)
         ]
     if isinstance(unsigned, RegisterL1ValidatorTx | SetL1ValidatorWeightTx):
         _, call, message = l1_message_of(unsigned.message)
-        if isinstance(message, RegisterL1Validator):
-            vid = validation_id_of_registration(call.payload)
-            return [(vid, message.node_id, message.subnet_id)]
+        if isinstance(message, RegisterL1Validator) and isinstance(unsigned, RegisterL1ValidatorTx):
+            return [
+                _l1_entry(
+                    validation_id_of_registration(call.payload),
+                    message.node_id,
+                    message.subnet_id,
+                    message.weight,
+                    unsigned.balance,
+                    (message.bls_public_key, unsigned.proof_of_possession),
+                )
+            ]
         if isinstance(message, L1ValidatorWeight):
-            return [(message.validation_id, None, None)]
+            return [_l1_entry(message.validation_id, weight=message.weight)]
         return []
-    if isinstance(unsigned, IncreaseL1ValidatorBalanceTx | DisableL1ValidatorTx):
-        return [(unsigned.validation_id, None, None)]
+    if isinstance(unsigned, IncreaseL1ValidatorBalanceTx):
+        return [_l1_entry(unsigned.validation_id, balance_change=unsigned.balance)]
+    if isinstance(unsigned, DisableL1ValidatorTx):
+        # Its refund (the balance left) is chain state, not in the tx: no balanceChange.
+        return [_l1_entry(unsigned.validation_id)]
     return []
 
 
@@ -244,22 +290,25 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
             rows.assets.append(created_asset)
             body["assetCreated"] = asset_details(created_asset)
         if chain == "P":
-            for vid, node_id, subnet_id in l1_validations(tx.unsigned):
+            details = l1_details(tx.unsigned)
+            if details:
+                body["l1ValidatorDetails"] = details
+            for d in details:
                 rows.l1_txs.append(
                     {
-                        "validation_id": cb58_encode(vid),
+                        "validation_id": d["validationId"],
                         "block_timestamp": ts,
                         "block_number": facts.height or 0,
                         "tx_index": position,
                         "tx_hash": tx_hash,
                     }
                 )
-                if node_id is not None and subnet_id is not None:
+                if "nodeId" in d and "subnetId" in d:
                     rows.l1_validators.append(
                         {
-                            "validation_id": cb58_encode(vid),
-                            "subnet_id": cb58_encode(subnet_id),
-                            "node_id": node_id_str(node_id),
+                            "validation_id": d["validationId"],
+                            "subnet_id": d["subnetId"],
+                            "node_id": d["nodeId"],
                             "created_tx_hash": tx_hash,
                         }
                     )

@@ -29,7 +29,13 @@ from avadata.decode.primary_rows import BlockRows, block_rows, utxo_row
 from avadata.errors import AvadataError, RpcTransportError
 from avadata.sources.index_api import IndexApiSource, decode_hex_bytes, index_url
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
-from avadata.store.primary_writer import get_primary_cursor, replace_staker_live, write_blocks
+from avadata.store.primary_writer import (
+    get_primary_cursor,
+    l1_validations_to_ask,
+    replace_staker_live,
+    upsert_l1_live,
+    write_blocks,
+)
 from avadata.store.schema import primary_validations
 
 # Index API chain letter -> the blockchain ID written in rows (aliases until configured).
@@ -136,6 +142,7 @@ async def index_node(
                     engine, IndexApiSource(client), chain, chain, batch=batch, platform=platform
                 )
             await snapshot_stakers(engine, platform)
+            await snapshot_l1_validators(engine, platform)
             if once:
                 return
             await asyncio.sleep(poll)
@@ -258,3 +265,35 @@ async def snapshot_stakers(engine: Engine, platform: JsonRpcClient) -> None:
                 }
             )
     replace_staker_live(engine, live)
+
+
+async def snapshot_l1_validators(engine: Engine, platform: JsonRpcClient) -> None:
+    """The balance each known L1 validator has left (platform.getL1Validator): the continuous
+    fee and the refunds of disable / weight 0 are chain state no block carries. The node
+    answers 0 for a disabled one and "not found" once it is removed (its balance refunded);
+    any other error keeps the previous answer."""
+    wanted = l1_validations_to_ask(engine)
+    if not wanted:
+        return
+    try:
+        answers = await platform.batch(
+            [("platform.getL1Validator", {"validationID": vid}) for vid in wanted]
+        )
+    except AvadataError:
+        return
+    live: list[dict[str, object]] = []
+    for vid, answer in zip(wanted, answers, strict=True):
+        if answer.error is not None:
+            if "not found" in str(answer.error.get("message", "")):
+                live.append({"validation_id": vid, "balance": 0, "removed": True, "height": 0})
+            continue
+        result = answer.result or {}
+        live.append(
+            {
+                "validation_id": vid,
+                "balance": int(result.get("balance") or 0),
+                "removed": False,
+                "height": int(result.get("height") or 0),
+            }
+        )
+    upsert_l1_live(engine, live)

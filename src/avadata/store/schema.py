@@ -641,6 +641,19 @@ primary_l1_validation_txs = Table(
     sqlite_with_rowid=False,
 )
 
+# What only the node knows about each L1 validator (platform.getL1Validator), replaced after
+# each pass: the balance left for the continuous fee (0 once disabled, or once removed: the
+# node then no longer knows the validation, `removed`).
+primary_l1_validator_live = Table(
+    "primary_l1_validator_live",
+    metadata,
+    Column("validation_id", String(64), nullable=False),
+    Column("balance", U256(), nullable=False),
+    Column("removed", Boolean(create_constraint=False), nullable=False),
+    Column("height", BigInteger, nullable=False),  # the node's P-chain height when asked
+    PrimaryKeyConstraint("validation_id"),
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -671,6 +684,7 @@ __all__ = [
     "primary_assets",
     "primary_cursors",
     "primary_l1_validation_txs",
+    "primary_l1_validator_live",
     "primary_l1_validators",
     "primary_staker_live",
     "primary_txs",

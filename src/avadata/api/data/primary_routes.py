@@ -137,6 +137,7 @@ def _tx_list(
         asset_ids = [u.asset_id for u in [*utxos, *imported]]
         asset_ids += [a for b in bodies.values() for a in shapes.evm_assets(b)]
         assets = Assets(net, key).load(conn, asset_ids)
+        l1_facts = shapes.L1Facts().load(conn, bodies.values()) if key == "P" else shapes.L1Facts()
     as_string = key != "P" and st.settings.utxo_output_index == "string"
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -171,6 +172,7 @@ def _tx_list(
             }
         )
         shapes.chain_fields(key, net, body, assets)
+        l1_facts.complete(body, (int(r.block_timestamp), int(r.block_number), int(r.tx_index)))
         facts = periods.get(r.tx_hash)
         if facts is not None:
             body.update(_staking_extras(facts))

@@ -9,6 +9,7 @@ indexed is named "" / "" / 0 rather than invented.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -176,3 +177,46 @@ def chain_fields(
     for i in body.get("evmInputs", ()):
         i["asset"] = assets.amount(i["assetId"], int(i["amount"]))
         i.setdefault("credentials", [])
+
+
+@dataclass(slots=True)
+class L1Facts:
+    """What completes the `l1ValidatorDetails` of one page's txs: each validation's node and
+    subnet, the node's remaining balance, and its weight-setting txs in chain order."""
+
+    known: dict[str, Any] = field(default_factory=dict)
+    # validation ID -> [(position, weight, blsCredentials or None)], oldest first
+    history: dict[str, list[tuple[tuple[int, int, int], int, Any]]] = field(default_factory=dict)
+
+    def load(self, conn: Connection, bodies: Iterable[dict[str, Any]]) -> L1Facts:
+        ids = [d["validationId"] for b in bodies for d in b.get("l1ValidatorDetails", ())]
+        if not ids:
+            return self
+        self.known = {r.validation_id: r for r in queries.l1_validators(conn, ids)}
+        for r in queries.l1_defining_txs(conn, ids):
+            for d in orjson.loads(r.body).get("l1ValidatorDetails", ()):
+                if d["validationId"] == r.validation_id and "weight" in d:
+                    pos = (int(r.block_timestamp), int(r.block_number), int(r.tx_index))
+                    entry = (pos, int(d["weight"]), d.get("blsCredentials"))
+                    self.history.setdefault(r.validation_id, []).append(entry)
+        return self
+
+    def complete(self, body: dict[str, Any], position: tuple[int, int, int]) -> None:
+        """Fill in each entry: node and subnet from the validator's creation, the weight the
+        last weight-setting tx up to this one left (its own for those txs), the BLS key of
+        its creation, and remainingBalance: the node's answer at the last snapshot (0 once
+        disabled or removed, and 0 while no node has answered)."""
+        for d in body.get("l1ValidatorDetails", ()):
+            vid = d["validationId"]
+            known = self.known.get(vid)
+            if known is not None:
+                d.setdefault("nodeId", known.node_id)
+                d.setdefault("subnetId", known.subnet_id)
+            steps = self.history.get(vid, [])
+            upto = steps[: bisect_right([s[0] for s in steps], position)]
+            if "weight" not in d:
+                d["weight"] = upto[-1][1] if upto else 0
+            if "blsCredentials" not in d and steps and steps[0][2] is not None:
+                d["blsCredentials"] = steps[0][2]
+            balance = known.balance if known is not None else None
+            d["remainingBalance"] = int(balance) if balance is not None else 0

@@ -14,7 +14,9 @@ Stage: devnet facade. Reads the PrimarySim's P-chain state under the node's lock
   beyond the blocks: `platform.getRewardUTXOs` (the reward UTXOs a committed
   RewardValidatorTx paid a staker, kept after they are spent) and
   `platform.getCurrentValidators` of the primary network (potential rewards, accrued
-  delegatee rewards, uptime and connection).
+  delegatee rewards, uptime and connection), and `platform.getL1Validator` (an L1
+  validator's balance left for the continuous fee at the P-chain's current time, 0 once
+  disabled; a removed one is "not found", as avalanchego forgets it).
 
 Both use the avalanchego RPC stack (jsonrpc.py).
 """
@@ -241,8 +243,47 @@ def platform_methods(
             )
         return {"validators": out}
 
+    def l1_validator(params: dict[str, Any]) -> dict[str, Any]:
+        """avalanchego's reply: the validator's fields, its subnet and the P-chain height;
+        the balance as of the last accepted block's time (not the wall clock)."""
+        vid = params.get("validationID")
+        if not isinstance(vid, str):
+            raise BadParams
+        try:
+            validation_id = cb58_decode(vid)
+        except DecodeError:
+            raise BadParams from None
+        with lock:
+            state = view().p.state
+            v = state.l1_validators.get(validation_id)
+            height, t = state.height, state.time
+        if v is None:
+            raise MethodError(f'fetching L1 validator "{vid}" failed: not found')
+
+        def owner(o: Any) -> dict[str, Any]:
+            return {
+                "locktime": "0",
+                "threshold": str(o.threshold),
+                "addresses": [bech32_address(a, HRP, "P") for a in o.addresses],
+            }
+
+        return {
+            "nodeID": node_id_str(v.node_id),
+            "weight": str(v.weight),
+            "startTime": str(v.start),
+            "validationID": vid,
+            "publicKey": "0x" + v.bls_public_key.hex(),
+            "remainingBalanceOwner": owner(v.remaining_balance_owner),
+            "deactivationOwner": owner(v.deactivation_owner),
+            "minNonce": str(v.min_nonce),
+            "balance": str(v.remaining(t)),
+            "subnetID": cb58_encode(v.subnet_id),
+            "height": str(height),
+        }
+
     return {
         "getRewardUTXOs": reward_utxos,
+        "getL1Validator": l1_validator,
         "getCurrentValidators": current_validators,
         "getBlockchains": blockchains,
         "getSubnets": subnets,

@@ -18,6 +18,8 @@ from avadata.store.schema import (
     primary_address_utxos,
     primary_assets,
     primary_l1_validation_txs,
+    primary_l1_validator_live,
+    primary_l1_validators,
     primary_txs,
     primary_utxos,
 )
@@ -51,7 +53,7 @@ def list_txs(
     start: int | None = None,
     end: int | None = None,
     l1_validation: str | None = None,
-) -> Sequence[Row[tuple[object, ...]]]:
+) -> Sequence[Any]:
     t = primary_txs.c
     if l1_validation is not None:
         v = primary_l1_validation_txs.c
@@ -109,7 +111,7 @@ def list_utxos(
     min_amount: int = 0,
     asset_id: str | None = None,
     by_amount: bool = False,
-) -> Sequence[Row[tuple[object, ...]]]:
+) -> Sequence[Any]:
     a = primary_address_utxos.c
     u = primary_utxos.c
     links = select(a.block_timestamp, a.utxo_id).where(
@@ -151,3 +153,35 @@ def utxos_by_ids(conn: Connection, utxo_ids: Sequence[str]) -> Sequence[Row[tupl
     if not ids:
         return []
     return conn.execute(select(primary_utxos).where(primary_utxos.c.utxo_id.in_(ids))).all()
+
+
+L1_DEFINING = ("ConvertSubnetToL1Tx", "RegisterL1ValidatorTx", "SetL1ValidatorWeightTx")
+
+
+def l1_validators(conn: Connection, validation_ids: Sequence[str]) -> Sequence[Any]:
+    """Node, subnet and the node's last answered balance (NULL before any) of these L1
+    validations."""
+    ids = sorted(set(validation_ids))
+    if not ids:
+        return []
+    v, live = primary_l1_validators.c, primary_l1_validator_live.c
+    return conn.execute(
+        select(v.validation_id, v.node_id, v.subnet_id, live.balance)
+        .outerjoin(primary_l1_validator_live, live.validation_id == v.validation_id)
+        .where(v.validation_id.in_(ids))
+    ).all()
+
+
+def l1_defining_txs(conn: Connection, validation_ids: Sequence[str]) -> Sequence[Any]:
+    """The txs that set these validations' weight (creation, weight changes), oldest first,
+    with their bodies: what an increase or a disable leaves the weight at."""
+    ids = sorted(set(validation_ids))
+    if not ids:
+        return []
+    x, t = primary_l1_validation_txs.c, primary_txs.c
+    return conn.execute(
+        select(x.validation_id, x.block_timestamp, x.block_number, x.tx_index, t.body)
+        .join(primary_txs, and_(t.blockchain_id == "P", t.tx_hash == x.tx_hash))
+        .where(x.validation_id.in_(ids), t.tx_type.in_(L1_DEFINING))
+        .order_by(x.validation_id, x.block_timestamp, x.block_number, x.tx_index)
+    ).all()
