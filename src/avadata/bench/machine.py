@@ -41,5 +41,5 @@ def write_section(doc: Path, title: str, body: str) -> None:
         text = text.rstrip() + "\n\n" + section
     else:
         end = text.find("\n## ", start + len(header))
-        text = text[:start] + section + (text[end + 1 :] if end != -1 else "")
+        text = text[:start] + section + ("\n" + text[end + 1 :] if end != -1 else "")
     doc.write_text(text)
