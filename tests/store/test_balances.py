@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 
 from avadata.records import NativeBalance, TokenStandard
 from avadata.store import write_evm_batch
+from avadata.store.queries.balances import erc20_at
 from avadata.store.reads import (
     erc20_balance,
     erc721_owner,
@@ -220,3 +221,49 @@ def test_balances_are_exact_beyond_64_bits(engine):
         assert erc20_balance(conn, chain, token, B.addr(1), 1) == 4
         assert erc20_balance(conn, chain, token, B.addr(2), 1) == big - 4
         assert erc20_balance(conn, chain, token, B.addr(2), 0) == 0
+
+
+MANY_TOKENS = [B.addr(0xC000 + n) for n in range(12)]
+holdings_specs = st.lists(
+    st.tuples(
+        st.integers(0, NBLOCKS - 1),
+        st.sampled_from(MANY_TOKENS),
+        st.sampled_from(HOLDERS),
+        st.sampled_from(HOLDERS),
+        st.integers(0, 5),  # small values: holders often sell out to exactly zero
+        st.none(),
+    ),
+    max_size=60,
+)
+
+
+@FIXTURE_OK
+@given(
+    specs=holdings_specs,
+    block=st.integers(0, NBLOCKS - 1),
+    limit=st.integers(1, 6),
+    asked=st.none() | st.sets(st.sampled_from(MANY_TOKENS + [B.addr(0xDEAD)]), max_size=5),
+)
+def test_holdings_pages_are_the_positive_balances_in_token_order(
+    engine, specs, block, limit, asked
+):
+    """erc20_at pages through exactly the tokens with a positive balance at the block (sold-out
+    tokens skipped, however many in a row), in address order, `limit` at a time."""
+    chain = next(_chain_ids)
+    _write_in_batches(engine, chain, _build(chain, specs), set(), [])
+    holder = HOLDERS[1]
+    universe = MANY_TOKENS if asked is None else sorted(asked)
+    expected = [
+        (t, v) for t in sorted(universe) if (v := _expected(specs, holder, t, None, block)) > 0
+    ]
+    walked: list[tuple[str, int]] = []
+    after = None
+    with engine.connect() as conn:
+        while True:
+            page = erc20_at(conn, chain, holder, block, asked, after, limit)
+            assert len(page) <= limit
+            walked += [(h.token, h.balance) for h in page]
+            if len(page) < limit:
+                break
+            after = (page[-1].token,)
+    assert walked == expected

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Select, bindparam, func, select, tuple_
+from sqlalchemy import Connection, Select, bindparam, func, literal, select, tuple_
 
 from avadata.store.queries.keyset import AnyRow, records
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
@@ -40,23 +40,60 @@ def native_at(conn: Connection, chain_id: int, address: str, block: int) -> int 
 
 
 _B = erc20_balances.c
-# Built once: this loop runs a dozen times per page, and building a statement costs more than
-# SQLite takes to answer it.
-_FIRST_TOKEN = select(func.min(_B.token)).where(
-    _B.chain_id == bindparam("chain"), _B.holder == bindparam("holder")
-)
-_NEXT_TOKEN = _FIRST_TOKEN.where(_B.token > bindparam("after"))
-_BALANCE_AT = (
-    select(_B.balance)
-    .where(
-        _B.chain_id == bindparam("chain"),
-        _B.token == bindparam("token"),
-        _B.holder == bindparam("holder"),
-        _B.block_number <= bindparam("block"),
+
+
+def _balance_at(token: Any) -> Any:
+    """The holder's balance of `token` at block :block: its last change at or before it, one
+    seek on the primary key."""
+    h = erc20_balances.alias("h")
+    return (
+        select(h.c.balance)
+        .where(
+            h.c.chain_id == bindparam("chain"),
+            h.c.token == token,
+            h.c.holder == bindparam("holder"),
+            h.c.block_number <= bindparam("block"),
+        )
+        .order_by(h.c.block_number.desc())
+        .limit(1)
+        .scalar_subquery()
     )
-    .order_by(_B.block_number.desc())
-    .limit(1)
-)
+
+
+def _next_token_after(after: Any) -> Any:
+    """The holder's first token after `after`: one MIN probe on the (chain, holder, token)
+    index, however long each token's history is."""
+    b = erc20_balances.alias("b")
+    return (
+        select(func.min(b.c.token))
+        .where(b.c.chain_id == bindparam("chain"), b.c.holder == bindparam("holder"))
+        .where(b.c.token > after)
+        .scalar_subquery()
+    )
+
+
+_WANTED = select(_balance_at(bindparam("token", type_=_B.token.type)))
+
+
+@functools.cache
+def _next_tokens() -> Select[Any]:
+    """Up to :k tokens of the holder after :after, each with its balance at :block, in one
+    statement: a recursive CTE chains the MIN probes (a skip scan over the holder's tokens),
+    so a page costs one round of SQL instead of two statements per token looked at."""
+    seed = select(
+        _next_token_after(bindparam("after", type_=_B.token.type)).label("token"),
+        literal(1).label("n"),
+    ).cte("toks", recursive=True)
+    toks = seed.union_all(
+        select(_next_token_after(seed.c.token), seed.c.n + 1).where(
+            seed.c.token.is_not(None), seed.c.n < bindparam("k")
+        )
+    )
+    return (
+        select(toks.c.token, _balance_at(toks.c.token).label("balance"))
+        .where(toks.c.token.is_not(None))
+        .order_by(toks.c.token)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,32 +116,30 @@ def erc20_at(
 ) -> list[Erc20Holding]:
     """Up to `limit` tokens with a positive balance at `block`, by token address after `after`.
 
-    A seek per token, not a scan of the holder's history: the next token comes from the
-    (chain, holder, token, block) index (a MIN probe), its balance at `block` from the primary
-    key (the last change at or before `block`). The work is proportional to the tokens looked
-    at, however long each balance's history is.
+    Seeks, not a scan of the holder's history: the next tokens come from the (chain, holder,
+    token, block) index (MIN probes chained in one statement, `_next_tokens`), each balance
+    at `block` from the primary key (the last change at or before `block`). The work is
+    proportional to the tokens looked at, however long each balance's history is.
     """
-    cursor: str | None = None if after is None else str(after[0])
-    wanted = None if contracts is None else sorted(contracts)
+    wanted = None if contracts is None else sorted(set(contracts))
+    cursor = "" if after is None else str(after[0])  # "" sorts before every address
     found: list[tuple[str, int]] = []
+    params: dict[str, Any] = {"chain": chain_id, "holder": holder, "block": block}
     while len(found) < limit:
+        k = limit - len(found)
         if wanted is not None:
-            rest = [t for t in wanted if cursor is None or t > cursor]
-            token: str | None = rest[0] if rest else None
-        elif cursor is None:
-            token = conn.execute(_FIRST_TOKEN, {"chain": chain_id, "holder": holder}).scalar()
+            probe = [t for t in wanted if t > cursor][:k]
+            rows = [(t, conn.execute(_WANTED, {**params, "token": t}).scalar()) for t in probe]
         else:
-            token = conn.execute(
-                _NEXT_TOKEN, {"chain": chain_id, "holder": holder, "after": cursor}
-            ).scalar()
-        if token is None:
+            got = conn.execute(_next_tokens(), {**params, "after": cursor, "k": k})
+            rows = [(str(r.token), r.balance) for r in got]
+        for token, balance in rows:
+            # Zero balances (sold out) are skipped; the next round asks from where this ended.
+            if balance is not None and int(balance) > 0:
+                found.append((token, int(balance)))
+        if len(rows) < k:
             break
-        cursor = token
-        balance = conn.execute(
-            _BALANCE_AT, {"chain": chain_id, "token": token, "holder": holder, "block": block}
-        ).scalar()
-        if balance is not None and int(balance) > 0:
-            found.append((token, int(balance)))
+        cursor = rows[-1][0]
     if not found:
         return []
     tk = tokens.c
