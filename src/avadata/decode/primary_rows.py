@@ -58,6 +58,7 @@ class BlockRows:
     assets: list[dict[str, Any]] = field(default_factory=list)
     l1_validators: list[dict[str, Any]] = field(default_factory=list)
     l1_txs: list[dict[str, Any]] = field(default_factory=list)
+    exported_ids: list[str] = field(default_factory=list)  # UTXOs put in shared memory
     stakers: StakerRows = field(default_factory=StakerRows)
 
 
@@ -253,6 +254,7 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
             row = utxo_row(chain, blockchain_id, utxo, hrp, facts, ts, False)
             touched.update(row.pop("_addresses"))
             rows.utxos.append(row)
+            rows.exported_ids.append(row["utxo_id"])
         touched.update(evm_addresses(tx.unsigned))
         for ref in consumed(tx.unsigned):
             rows.spends.append(
@@ -262,6 +264,7 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
                     "consuming_tx_hash": tx_hash,
                     "consuming_block_number": facts.height or 0,
                     "consuming_block_timestamp": ts,
+                    "imported": ref.imported,
                 }
             )
         for a in sorted(touched):

@@ -122,11 +122,18 @@ async def index_chain(
 
 
 async def index_node(
-    engine: Engine, node: str, *, once: bool = True, poll: float = 2.0, batch: int = 1024
+    engine: Engine,
+    node: str,
+    *,
+    once: bool = True,
+    poll: float = 2.0,
+    batch: int = 1024,
+    chains: tuple[str, ...] = CHAINS,
 ) -> None:
-    """Index P, X and C of one node; follow new containers unless `once`."""
+    """Index P, X and C of one node (in `chains` order); follow new containers unless
+    `once`."""
     # avalanchego's Index API refuses JSON-RPC batches: one request per call.
-    clients = {c: JsonRpcClient(index_url(node, c), max_batch=1) for c in CHAINS}
+    clients = {c: JsonRpcClient(index_url(node, c), max_batch=1) for c in chains}
     vertices = JsonRpcClient(index_url(node, "X", "vtx"), max_batch=1)
     platform = JsonRpcClient(f"{node.rstrip('/')}/ext/bc/P", max_batch=1)
     try:

@@ -1,14 +1,29 @@
 """Write primary-network rows and move the chain's cursor in the same transaction.
 
 Inserts are insert-or-ignore on natural keys and spends only fill empty consumption columns,
-so replaying a range after a crash changes nothing.
+so replaying a range after a crash changes nothing. An import can come before the export that
+created its UTXO (chains are indexed in turn): its spend waits in `primary_pending_spends`
+and is applied in the transaction that inserts the UTXO, so the final rows do not depend on
+the order the chains were indexed in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, delete, false, or_, select, true, update
+from sqlalchemy import (
+    BindParameter,
+    Connection,
+    Engine,
+    bindparam,
+    delete,
+    false,
+    or_,
+    select,
+    true,
+    update,
+)
 
 from avadata.decode.primary_rows import BlockRows
 from avadata.store import dialect
@@ -20,6 +35,7 @@ from avadata.store.schema import (
     primary_l1_validation_txs,
     primary_l1_validator_live,
     primary_l1_validators,
+    primary_pending_spends,
     primary_staker_live,
     primary_txs,
     primary_utxos,
@@ -64,7 +80,9 @@ def write_blocks(
             if values:
                 conn.execute(dialect.insert_or_ignore(conn, table), values)
         _write_stakers(conn, rows)
+        _apply_pending(conn, [i for r in rows for i in r.exported_ids])
         spends = [s for r in rows for s in r.spends]
+        _park_imports(conn, [s for s in spends if s.get("imported")])
         if spends:
             # Spends in order after all inserts: a UTXO created and spent in one batch is found.
             conn.execute(
@@ -73,12 +91,7 @@ def write_blocks(
                     primary_utxos.c.utxo_id == bindparam("b_utxo_id"),
                     primary_utxos.c.consuming_tx_hash.is_(None),
                 )
-                .values(
-                    consumed_on=bindparam("b_consumed_on"),
-                    consuming_tx_hash=bindparam("b_tx"),
-                    consuming_block_number=bindparam("b_block"),
-                    consuming_block_timestamp=bindparam("b_ts"),
-                ),
+                .values(_SPEND_VALUES),
                 [
                     {
                         "b_utxo_id": s["utxo_id"],
@@ -134,6 +147,82 @@ def write_blocks(
                 "container_id": last_id,
             },
         )
+
+
+_SPEND_VALUES: dict[str, BindParameter[Any]] = {
+    "consumed_on": bindparam("b_consumed_on"),
+    "consuming_tx_hash": bindparam("b_tx"),
+    "consuming_block_number": bindparam("b_block"),
+    "consuming_block_timestamp": bindparam("b_ts"),
+}
+
+
+def _chunks(items: Sequence[str], size: int = 500) -> list[Sequence[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _apply_pending(conn: Connection, exported_ids: Sequence[str]) -> None:
+    """Spends that waited for these exported UTXOs (their import was indexed first)."""
+    p = primary_pending_spends.c
+    if not exported_ids or conn.execute(select(p.utxo_id).limit(1)).first() is None:
+        return
+    for part in _chunks(exported_ids):
+        waiting = conn.execute(
+            select(primary_pending_spends).where(p.utxo_id.in_(list(part)))
+        ).all()
+        if not waiting:
+            continue
+        conn.execute(
+            update(primary_utxos)
+            .where(
+                primary_utxos.c.utxo_id == bindparam("b_utxo_id"),
+                primary_utxos.c.consuming_tx_hash.is_(None),
+            )
+            .values(_SPEND_VALUES),
+            [
+                {
+                    "b_utxo_id": w.utxo_id,
+                    "b_consumed_on": w.consumed_on,
+                    "b_tx": w.consuming_tx_hash,
+                    "b_block": w.consuming_block_number,
+                    "b_ts": w.consuming_block_timestamp,
+                }
+                for w in waiting
+            ],
+        )
+        conn.execute(
+            delete(primary_pending_spends).where(p.utxo_id.in_([w.utxo_id for w in waiting]))
+        )
+
+
+def _park_imports(conn: Connection, imports: Sequence[dict[str, object]]) -> None:
+    """Imported UTXOs with no row yet: their export is on a chain not indexed that far."""
+    if not imports:
+        return
+    ids = [str(s["utxo_id"]) for s in imports]
+    have: set[str] = set()
+    for part in _chunks(ids):
+        have.update(
+            conn.execute(
+                select(primary_utxos.c.utxo_id).where(primary_utxos.c.utxo_id.in_(list(part)))
+            ).scalars()
+        )
+    waiting = [
+        {
+            k: s[k]
+            for k in (
+                "utxo_id",
+                "consumed_on",
+                "consuming_tx_hash",
+                "consuming_block_number",
+                "consuming_block_timestamp",
+            )
+        }
+        for s in imports
+        if s["utxo_id"] not in have
+    ]
+    if waiting:
+        conn.execute(dialect.insert_or_ignore(conn, primary_pending_spends), waiting)
 
 
 def _write_stakers(conn: Connection, rows: Sequence[BlockRows]) -> None:

@@ -654,6 +654,20 @@ primary_l1_validator_live = Table(
     PrimaryKeyConstraint("validation_id"),
 )
 
+# Imports indexed before the export that created what they consume (the indexer walks P, X,
+# C in turn, and an import names a UTXO of another chain's shared memory): the spend waits
+# here and is applied, in that batch's transaction, when the UTXO's row arrives.
+primary_pending_spends = Table(
+    "primary_pending_spends",
+    metadata,
+    Column("utxo_id", String(64), nullable=False),
+    Column("consumed_on", String(64), nullable=False),
+    Column("consuming_tx_hash", String(64), nullable=False),
+    Column("consuming_block_number", BigInteger, nullable=False),
+    Column("consuming_block_timestamp", BigInteger, nullable=False),
+    PrimaryKeyConstraint("utxo_id"),
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -686,6 +700,7 @@ __all__ = [
     "primary_l1_validation_txs",
     "primary_l1_validator_live",
     "primary_l1_validators",
+    "primary_pending_spends",
     "primary_staker_live",
     "primary_txs",
     "primary_utxos",

@@ -129,8 +129,9 @@ def _tx_list(
         )
         served, token = _utxo_threshold(served, token, utxos, pg)
         bodies = {r.tx_hash: orjson.loads(r.body) for r in served}
-        # An import names what it consumed: found even when the import was indexed before
-        # the export that created it (another chain), whose spend then found no row.
+        # An import names what it consumed. The writer now records such spends whatever
+        # order the chains were indexed in (pending spends); stores written before that
+        # kept no consumption on an export indexed after its import, so look them up.
         wanted = {i: h for h, b in bodies.items() for i in shapes.imported_utxo_ids(b)}
         have = {u.utxo_id for u in utxos}
         imported = queries.utxos_by_ids(conn, [i for i in wanted if i not in have])
