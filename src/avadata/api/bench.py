@@ -154,7 +154,11 @@ def endpoints(deep: dict[str, str], page: int, mid_block: int) -> list[tuple[str
         ("listErc20 (hot address)", f"{a}/transactions:listErc20"),
         (f"listErc20 page {page:,}", f"{a}/transactions:listErc20?pageToken={deep['erc20']}"),
         ("listErc721", f"{a}/transactions:listErc721"),
-        ("listInternals", f"{a}/transactions:listInternals"),
+        # The tokens make the value calls (the hot account's own calls carry no value).
+        (
+            "listInternals (a token)",
+            f"{c}/addresses/{benchstore.TOKENS[0]}/transactions:listInternals",
+        ),
         ("token transfers", f"{c}/tokens/{benchstore.TOKENS[0]}/transfers"),
         ("balances:listErc20", f"{a}/balances:listErc20"),
         ("balances:listErc721", f"{a}/balances:listErc721"),

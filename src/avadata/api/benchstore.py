@@ -1,9 +1,12 @@
 """A large synthetic EVM store for `avadata bench api`, written through the store's writer.
 
 Stage: api (benchmark support). Deterministic: block n holds `txs_per_block` transactions;
-each moves an ERC-20 amount between accounts (account 0, "hot", takes part in one in four),
-every tenth mints an ERC-721, every fifth makes an internal value call. Nothing here is
-checked against a node: the benchmark measures serving, not indexing.
+each moves an ERC-20 amount between accounts (account 0, "hot", takes part in one in four,
+and block 0 mints it every token),
+every tenth mints an ERC-721, every fifth makes an internal value call (from the token, so
+the tokens have internal transactions to list), and the hot account's every twentieth
+creates a contract through its token (a factory deployment, for the deployments list).
+Nothing here is checked against a node: the benchmark measures serving, not indexing.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from sqlalchemy import Engine
 from avadata.records import (
     Block,
     CallType,
+    ContractCreation,
     EvmBatch,
     InternalCall,
     TokenInfo,
@@ -55,6 +59,7 @@ def build(
     rng = random.Random(7)
     n_blocks = max(1, txs // txs_per_block)
     nft_id = 0
+    created = 0
     for first in range(0, n_blocks, blocks_per_batch):
         last = min(n_blocks, first + blocks_per_batch) - 1
         batch = EvmBatch(chain_id=CHAIN_ID, first_block=first, last_block=last)
@@ -86,6 +91,11 @@ def build(
                 sender = HOT if hot else account(rng.randrange(1, accounts))
                 receiver = account(rng.randrange(1, accounts))
                 token = TOKENS[rng.randrange(len(TOKENS))]
+                amount = rng.randrange(1, 10**18)
+                if n == 0 and i < len(TOKENS):
+                    # Genesis mints the hot account enough of every token to stay positive
+                    # (it only ever sends), so balances:listErc20 has balances to serve.
+                    receiver, token, amount = HOT, TOKENS[i], 10**30
                 batch.transactions.append(
                     Transaction(
                         CHAIN_ID,
@@ -124,9 +134,25 @@ def build(
                         ZERO if n == 0 else sender,
                         receiver,
                         None,
-                        rng.randrange(1, 10**18),
+                        amount,
                     )
                 )
+                if hot and i % 20 == 0:
+                    created += 1
+                    batch.contracts.append(
+                        ContractCreation(
+                            CHAIN_ID,
+                            "0x" + f"{0xC0DE:08x}{created:032x}",
+                            n,
+                            ts,
+                            i,
+                            1,
+                            th,
+                            sender,
+                            token,
+                            "CREATE",
+                        )
+                    )
                 if i % 10 == 0:
                     nft_id += 1
                     batch.transfers.append(
