@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import bech32_address
 from avadata.indexer.primary import index_chain
 from avadata.settings import Settings
-from avadata.store.engine import make_engine
+from avadata.store.engine import make_engine, make_reader_engine
 from avadata.store.migrate import migrate
 from tests.api.http import TestClient
 from tests.primary.test_index_api import _source
@@ -184,3 +185,46 @@ def test_utxos_by_amount(built: tuple[TestClient, list[str]]) -> None:
         999_998,
         1_000_000,
     ]
+
+
+@pytest.mark.parametrize(
+    "route,key",
+    [("transactions", "transactions"), ("utxos", "utxos")],
+)
+def test_one_address_pages_use_index_ranges(
+    tmp_path_factory: pytest.TempPathFactory, route: str, key: str
+) -> None:
+    """Page 2 of one address's txs (with the UTXOs each emitted and consumed) and UTXOs: no
+    full scan of a primary table and no temp B-tree sort, whatever the store's size (SQLite's
+    EXPLAIN QUERY PLAN of the statements the route actually ran)."""
+    path: Path = tmp_path_factory.mktemp("plans") / "p.db"
+    writer = make_engine(f"sqlite:///{path}")
+    migrate(writer)
+    blocks, _ = _chain(12)
+    asyncio.run(index_chain(writer, _source(blocks, []), "P", "P"))
+    writer.dispose()
+    engine = make_reader_engine(f"sqlite:///{path}")
+    seen: list[tuple[str, Any]] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _capture(conn, cursor, statement, parameters, context, executemany) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            seen.append((statement, parameters))
+
+    settings = Settings(db_url=f"sqlite:///{path}", page_token_secret="plans-secret-0123")
+    url = f"{BASE}/p-chain/{route}"
+    params: dict[str, Any] = {"addresses": "P-" + bech32_address(A, "fuji"), "pageSize": 2}
+    if route == "utxos":
+        params["includeSpent"] = "true"  # all but the newest are spent
+    with TestClient(create_app(settings, engine=engine)) as c:
+        first = c.get(url, params=params).json()
+        seen.clear()
+        second = c.get(url, params={**params, "pageToken": first["nextPageToken"]}).json()
+        assert second[key]
+    with engine.connect() as conn:
+        for sql, args in seen:
+            plan = [str(r[3]) for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, args)]
+            for step in plan:
+                assert "TEMP B-TREE" not in step, (sql, plan)
+                assert not (step.startswith("SCAN ") and "primary_" in step), (sql, plan)
+    engine.dispose()

@@ -530,6 +530,10 @@ primary_utxos = Table(
     Column("consuming_block_number", BigInteger),
     Column("consuming_block_timestamp", BigInteger),
     PrimaryKeyConstraint("utxo_id"),
+    # A transaction listing shows each tx's emitted and consumed UTXOs: without these, every
+    # page scanned the whole UTXO set (0.3 s a page at 300,000 UTXOs, `avadata bench primary`).
+    Index(None, "tx_hash", "output_index"),
+    Index(None, "consuming_tx_hash", "utxo_id"),
 )
 
 # Address links for keyset listing; the key is all they hold.
