@@ -23,6 +23,7 @@ from avadata.devnet.facade.index_api import index_routes
 from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network_ids import AVAX_ASSET_ID
+from avadata.devnet.pchain_sim import CREATE_FEE, FEE
 from avadata.devnet.pchain_state import L1_FEE_PER_SECOND
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
@@ -396,3 +397,31 @@ def test_l1_validator_details_against_the_simulator(world: World) -> None:
     assert converts and all(len(t["l1ValidatorDetails"]) == len(t["validators"]) for t in converts)
     assert all(len(t["l1ValidatorDetails"]) == 1 for t in every_l1 if t not in converts)
     assert all("l1ValidatorDetails" not in t for t in every_tx(c, "p-chain") if t not in every_l1)
+
+
+def test_l1_deposits_are_not_fees(world: World) -> None:
+    """A conversion, registration or top-up moves its balances into amountL1ValidatorBalanceBurned
+    (the balances the tx itself carries); amountBurned keeps only the fee the simulator charged
+    (CREATE_FEE for a conversion, FEE for the others): consumed = emitted + deposit + fee."""
+    c, _ = world
+    fees = {
+        "ConvertSubnetToL1Tx": CREATE_FEE,
+        "RegisterL1ValidatorTx": FEE,
+        "IncreaseL1ValidatorBalanceTx": FEE,
+    }
+    seen = set()
+    for t in every_tx(c, "p-chain"):
+        deposit = sum(int(a["amount"]) for a in t["amountL1ValidatorBalanceBurned"])
+        burned = sum(int(a["amount"]) for a in t["amountBurned"])
+        if t["txType"] in fees:
+            seen.add(t["txType"])
+            balances = (
+                [v["balance"] for v in t["validators"]]
+                if t["txType"] == "ConvertSubnetToL1Tx"
+                else [t["balance"]]
+            )
+            assert deposit == sum(balances) > 0, t["txHash"]
+            assert burned == fees[t["txType"]], t["txHash"]
+        else:
+            assert t["amountL1ValidatorBalanceBurned"] == [], t["txHash"]
+    assert seen == set(fees)

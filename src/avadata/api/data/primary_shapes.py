@@ -63,27 +63,45 @@ class Assets:
         return [self.amount(a, v) for a, v in sorted(total.items())]
 
 
+def l1_deposit(body: dict[str, Any]) -> int:
+    """nAVAX the tx moves out of the UTXO set into L1 validators' pay-as-you-go balances (the
+    initial balances of a conversion's validators, a registration's balance, a top-up)."""
+    kind = body.get("txType")
+    if kind == "ConvertSubnetToL1Tx":
+        return sum(int(v["balance"]) for v in body.get("validators", ()))
+    if kind in ("RegisterL1ValidatorTx", "IncreaseL1ValidatorBalanceTx"):
+        return int(body["balance"])
+    return 0
+
+
 def tx_amounts(
     assets: Assets,
     consumed: list[dict[str, Any]],
     emitted: list[dict[str, Any]],
     evm_in: Sequence[dict[str, Any]] = (),
     evm_out: Sequence[dict[str, Any]] = (),
+    deposit: int = 0,
 ) -> dict[str, Any]:
-    """value: what the tx emits unstaked; amountStaked: its stake outputs; amountBurned: what
-    it consumed minus everything it emitted, per asset (the fee). C-chain atomic txs move
-    value between UTXOs and EVM accounts, so their EVM inputs count as consumed and their EVM
-    outputs as emitted."""
+    """value: what the tx emits unstaked; amountStaked: its stake outputs;
+    amountL1ValidatorBalanceBurned: the `deposit` into L1 validator balances; amountBurned:
+    what it consumed minus everything it emitted or deposited, per asset (the fee). C-chain
+    atomic txs move value between UTXOs and EVM accounts, so their EVM inputs count as
+    consumed and their EVM outputs as emitted."""
     ins = {a["assetId"]: int(a["amount"]) for a in assets.sums([*consumed, *evm_in])}
     outs = {a["assetId"]: int(a["amount"]) for a in assets.sums([*emitted, *evm_out])}
-    burned = [
-        assets.amount(a, v - outs.get(a, 0)) for a, v in sorted(ins.items()) if v > outs.get(a, 0)
-    ]
+    left = {a: v - outs.get(a, 0) for a, v in sorted(ins.items()) if v > outs.get(a, 0)}
+    deposited = []
+    if deposit and left:
+        # Only the P-chain deposits, and AVAX is the P-chain's one asset (the largest
+        # leftover, should a store ever hold another).
+        avax = max(left, key=lambda a: left[a])
+        left[avax] -= deposit
+        deposited = [assets.amount(avax, deposit)]
     return {
         "value": assets.sums([u for u in emitted if not u["staked"]]),
         "amountStaked": assets.sums([u for u in emitted if u["staked"]]),
-        "amountBurned": burned,
-        "amountL1ValidatorBalanceBurned": [],
+        "amountBurned": [assets.amount(a, v) for a, v in left.items() if v > 0],
+        "amountL1ValidatorBalanceBurned": deposited,
     }
 
 
@@ -156,7 +174,7 @@ def chain_fields(
         {"assetId": o["assetId"], "amount": o["amount"], "staked": False}
         for o in body.get("evmOutputs", ())
     ]
-    body.update(tx_amounts(assets, consumed, emitted, evm_in, evm_out))
+    body.update(tx_amounts(assets, consumed, emitted, evm_in, evm_out, l1_deposit(body)))
     if key == "P":
         return
     body["timestamp"] = body["blockTimestamp"]
