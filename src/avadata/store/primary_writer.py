@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 from sqlalchemy import (
     BindParameter,
     Connection,
@@ -80,7 +81,7 @@ def write_blocks(
             if values:
                 conn.execute(dialect.insert_or_ignore(conn, table), values)
         _write_stakers(conn, rows)
-        _apply_pending(conn, [i for r in rows for i in r.exported_ids])
+        applied = _apply_pending(conn, [i for r in rows for i in r.exported_ids])
         spends = [s for r in rows for s in r.spends]
         _park_imports(conn, [s for s in spends if s.get("imported")])
         if spends:
@@ -103,32 +104,7 @@ def write_blocks(
                     for s in spends
                 ],
             )
-            # A tx also belongs to the owners of what it spends (inputs carry no addresses).
-            links = conn.execute(
-                select(
-                    primary_address_utxos.c.address,
-                    primary_utxos.c.consuming_tx_hash,
-                ).where(
-                    primary_address_utxos.c.utxo_id == primary_utxos.c.utxo_id,
-                    primary_utxos.c.utxo_id.in_([s["utxo_id"] for s in spends]),
-                )
-            ).all()
-            where = {(s["consuming_tx_hash"]): s for s in spends}
-            tx_pos = {t["tx_hash"]: t for r in rows for t in r.txs}
-            extra = [
-                {
-                    "address": addr,
-                    "blockchain_id": blockchain_id,
-                    "block_timestamp": where[tx]["consuming_block_timestamp"],
-                    "block_number": where[tx]["consuming_block_number"],
-                    "tx_index": tx_pos[tx]["tx_index"],
-                    "tx_hash": tx,
-                }
-                for addr, tx in links
-                if tx in tx_pos
-            ]
-            if extra:
-                conn.execute(dialect.insert_or_ignore(conn, primary_address_txs), extra)
+        _link_spenders(conn, [*(str(s["utxo_id"]) for s in spends), *applied])
         stmt = dialect.upsert(
             conn,
             primary_cursors,
@@ -161,11 +137,13 @@ def _chunks(items: Sequence[str], size: int = 500) -> list[Sequence[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _apply_pending(conn: Connection, exported_ids: Sequence[str]) -> None:
-    """Spends that waited for these exported UTXOs (their import was indexed first)."""
+def _apply_pending(conn: Connection, exported_ids: Sequence[str]) -> list[str]:
+    """Spends that waited for these exported UTXOs (their import was indexed first); returns
+    the UTXOs they consumed."""
     p = primary_pending_spends.c
+    applied: list[str] = []
     if not exported_ids or conn.execute(select(p.utxo_id).limit(1)).first() is None:
-        return
+        return applied
     for part in _chunks(exported_ids):
         waiting = conn.execute(
             select(primary_pending_spends).where(p.utxo_id.in_(list(part)))
@@ -193,6 +171,48 @@ def _apply_pending(conn: Connection, exported_ids: Sequence[str]) -> None:
         conn.execute(
             delete(primary_pending_spends).where(p.utxo_id.in_([w.utxo_id for w in waiting]))
         )
+        applied += [str(w.utxo_id) for w in waiting]
+    return applied
+
+
+def _link_spenders(conn: Connection, utxo_ids: Sequence[str]) -> None:
+    """A tx belongs to the owners of what it spends, not only to those of what it creates.
+    Inputs carry no addresses, so the owners come from the consumed UTXO's row: this also
+    covers exported UTXOs (they have no `primary_address_utxos` rows, being in no chain's
+    UTXO set) and imports indexed before their export (linked here once the pending spend is
+    applied; the import's position comes from its stored tx row)."""
+    u, t = primary_utxos.c, primary_txs.c
+    links: list[dict[str, object]] = []
+    for part in _chunks(list(dict.fromkeys(utxo_ids))):
+        found = conn.execute(
+            select(
+                u.addresses,
+                t.blockchain_id,
+                t.block_timestamp,
+                t.block_number,
+                t.tx_index,
+                t.tx_hash,
+            )
+            .join(
+                primary_txs,
+                (t.blockchain_id == u.consumed_on) & (t.tx_hash == u.consuming_tx_hash),
+            )
+            .where(u.utxo_id.in_(list(part)))
+        ).all()
+        links += [
+            {
+                "address": address,
+                "blockchain_id": r.blockchain_id,
+                "block_timestamp": r.block_timestamp,
+                "block_number": r.block_number,
+                "tx_index": r.tx_index,
+                "tx_hash": r.tx_hash,
+            }
+            for r in found
+            for address in orjson.loads(r.addresses)
+        ]
+    if links:
+        conn.execute(dialect.insert_or_ignore(conn, primary_address_txs), links)
 
 
 def _park_imports(conn: Connection, imports: Sequence[dict[str, object]]) -> None:
