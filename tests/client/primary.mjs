@@ -32,8 +32,9 @@ for (const [name, call, key] of calls) {
     // What survived the SDK's parse tells which union branch took the page (unknown keys
     // are dropped): X-chain txs keep chainFormat, C-chain atomic txs evmInputs/evmOutputs,
     // X/C Utxos creationTxHash,
-    // P-chain L1 txs l1ValidatorDetails.
-    const kept = { chainFormat: 0, evm: 0, creationTxHash: 0, l1: 0 };
+    // P-chain L1 txs l1ValidatorDetails; nft counts items holding an NFT UTXO with its
+    // groupId.
+    const kept = { chainFormat: 0, evm: 0, creationTxHash: 0, l1: 0, nft: 0 };
     for await (const page of await call()) {
       pages += 1;
       items += page.result[key].length;
@@ -42,6 +43,8 @@ for (const [name, call, key] of calls) {
         if ("evmInputs" in item || "evmOutputs" in item) kept.evm += 1;
         if ("creationTxHash" in item) kept.creationTxHash += 1;
         if ("l1ValidatorDetails" in item) kept.l1 += 1;
+        const utxos = [item, ...(item.emittedUtxos ?? []), ...(item.consumedUtxos ?? [])];
+        if (utxos.some((u) => "groupId" in u)) kept.nft += 1;
       }
       if (pages > 500) throw new Error("more than 500 pages");
     }

@@ -297,6 +297,12 @@ def test_the_official_sdk_parses_every_page(world: World) -> None:
     x = _sdk(c, strings, "x-chain", x_addr)
     every = x["transactions.listLatest(all)"]
     assert every["items"] == n_x and every["kept"]["chainFormat"] == n_x
+    # The X-chain branch keeps groupId (and payload) of NFT UTXOs.
+    with_nft = sum(
+        any("groupId" in u for u in t["consumedUtxos"] + t["emittedUtxos"])
+        for t in every_tx(c, "x-chain")
+    )
+    assert with_nft and every["kept"]["nft"] == with_nft
     assert x["utxos.listByAddresses"]["kept"]["creationTxHash"] > 0
     cs = _sdk(c, strings, "c-chain", eth)
     assert cs["transactions.listLatest(all)"]["kept"]["evm"] == n_c
@@ -425,3 +431,47 @@ def test_l1_deposits_are_not_fees(world: World) -> None:
         else:
             assert t["amountL1ValidatorBalanceBurned"] == [], t["txHash"]
     assert seen == set(fees)
+
+
+def test_x_chain_nft_utxos_carry_group_and_payload(world: World) -> None:
+    """nftfx outputs as the simulator minted them: mint outputs (the CreateAssetTx's groups)
+    with their groupId, transfer outputs (mints and transfers of NFTs) with groupId and the
+    payload; no other UTXO carries either."""
+    c, sim = world
+    art = next(a for a in sim.x.assets.values() if a.kind == "nft")
+    art_id = cb58_encode(art.asset_id)
+    payload = "0x" + b"ipfs://devnet-art".hex()
+    kinds: set[str] = set()
+    for t in every_tx(c, "x-chain"):
+        for u in t["consumedUtxos"] + t["emittedUtxos"]:
+            if u["assetId"] != art_id:
+                assert "groupId" not in u and "payload" not in u, u["utxoId"]
+                continue
+            assert u["groupId"] in range(3), u
+            kinds.add("transfer" if "payload" in u else "mint")
+            assert u.get("payload", payload) == payload
+        if t["txType"] == "CreateAssetTx" and t["txHash"] == art_id:
+            assert sorted(u["groupId"] for u in t["emittedUtxos"] if u["assetId"] == art_id) == [
+                0,
+                1,
+                2,
+            ]
+    assert kinds == {"mint", "transfer"}
+    held = [coin for coin in sim.x.utxos if coin.asset == art.asset_id]
+    assert held
+    for coin in held:
+        owner = bech32_address(coin.owners[0], "fuji")
+        r = c.get(
+            "/v1/networks/fuji/blockchains/x-chain/utxos",
+            params={"addresses": owner, "pageSize": 100},
+        )
+        assert r.status_code == 200, r.text
+        served = {u["utxoId"]: u for u in r.json()["utxos"]}[cb58_encode(coin.utxo_id)]
+        assert served["groupId"] == coin.output.group_id
+        want = getattr(coin.output, "payload", None)
+        assert served.get("payload") == (None if want is None else "0x" + want.hex())
+    p_utxos = c.get(
+        "/v1/networks/fuji/blockchains/p-chain/utxos",
+        params={"addresses": bech32_address(held[0].owners[0], "fuji"), "pageSize": 100},
+    )
+    assert all("groupId" not in u for u in p_utxos.json()["utxos"])

@@ -19,6 +19,9 @@ import orjson
 from sqlalchemy import Connection
 
 from avadata.api.data import primary_params as params
+from avadata.decode.codec import api
+from avadata.decode.codec.xchain import XCHAIN_TABLE
+from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
 from avadata.store.queries import primary_txs as queries
 
 AVAX_IDS = {
@@ -105,6 +108,28 @@ def tx_amounts(
     }
 
 
+# The output's type ID follows the codec version, tx ID, output index and asset ID (2 + 32 +
+# 4 + 32 bytes): reading it from the hex skips decoding every non-NFT UTXO of a page.
+_TYPE_ID_HEX = slice(2 + 2 * 70, 2 + 2 * 74)
+_NFT_TYPE_IDS = {XCHAIN_TABLE.by_cls[NftMintOutput], XCHAIN_TABLE.by_cls[NftTransferOutput]}
+
+
+def nft_fields(utxo_bytes: str) -> dict[str, Any]:
+    """`groupId` of an nftfx mint or transfer output, and the transfer output's `payload`
+    (0x hex, as other bytes); nothing for other outputs. The stored UTXO bytes hold them, so
+    no column (nor a re-index of existing stores) is needed."""
+    head = utxo_bytes[_TYPE_ID_HEX]
+    if len(head) != 8 or int(head, 16) not in _NFT_TYPE_IDS:
+        return {}
+    out = api.decode_utxo(bytes.fromhex(utxo_bytes[2:]), XCHAIN_TABLE).output
+    if not isinstance(out, NftMintOutput | NftTransferOutput):
+        return {}
+    fields: dict[str, Any] = {"groupId": int(out.group_id)}
+    if isinstance(out, NftTransferOutput):
+        fields["payload"] = "0x" + out.payload.hex()
+    return fields
+
+
 def utxo_json(
     row: Any, net: str, assets: Assets, shape: str = "P", index_as_string: bool = False
 ) -> dict[str, Any]:
@@ -146,6 +171,8 @@ def utxo_json(
             out["consumingTxTimestamp"] = int(row.consuming_block_timestamp)
         if index_as_string:
             out["outputIndex"] = str(row.output_index)
+    if shape == "X":
+        out.update(nft_fields(row.utxo_bytes))
     return out
 
 
