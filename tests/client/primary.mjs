@@ -33,8 +33,8 @@ for (const [name, call, key] of calls) {
     // are dropped): X-chain txs keep chainFormat, C-chain atomic txs evmInputs/evmOutputs,
     // X/C Utxos creationTxHash,
     // P-chain L1 txs l1ValidatorDetails; nft counts items holding an NFT UTXO with its
-    // groupId.
-    const kept = { chainFormat: 0, evm: 0, creationTxHash: 0, l1: 0, nft: 0 };
+    // groupId, publicKey C-chain txs whose EVM input credentials kept one.
+    const kept = { chainFormat: 0, evm: 0, creationTxHash: 0, l1: 0, nft: 0, publicKey: 0 };
     for await (const page of await call()) {
       pages += 1;
       items += page.result[key].length;
@@ -45,6 +45,8 @@ for (const [name, call, key] of calls) {
         if ("l1ValidatorDetails" in item) kept.l1 += 1;
         const utxos = [item, ...(item.emittedUtxos ?? []), ...(item.consumedUtxos ?? [])];
         if (utxos.some((u) => "groupId" in u)) kept.nft += 1;
+        const creds = (item.evmInputs ?? []).flatMap((i) => i.credentials ?? []);
+        if (creds.some((cr) => "publicKey" in cr)) kept.publicKey += 1;
       }
       if (pages > 500) throw new Error("more than 500 pages");
     }

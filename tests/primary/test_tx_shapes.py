@@ -16,7 +16,12 @@ import pytest
 
 from avadata.api.app import create_app
 from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
-from avadata.decode.codec.ids import bech32_address, cb58_encode, node_id_str
+from avadata.decode.codec.ids import (
+    bech32_address,
+    cb58_encode,
+    eth_address_from_pubkey,
+    node_id_str,
+)
 from avadata.devnet import primary_node
 from avadata.devnet.cchain_atomic import FEE as C_ATOMIC_FEE
 from avadata.devnet.facade.index_api import index_routes
@@ -232,6 +237,7 @@ def test_c_chain_atomic_txs_against_the_simulator(world: World) -> None:
     txs = every_tx(c, "c-chain")
     assert {t["txHash"] for t in txs} == set(built) and len(built) >= 10
     c_chain = "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"
+    signers = {u.eth_address: u for u in sim.keys.users}
     kinds = set()
     for t in txs:
         number, tx = built[t["txHash"]]
@@ -259,8 +265,15 @@ def test_c_chain_atomic_txs_against_the_simulator(world: World) -> None:
             assert [(i["fromAddress"], i["asset"]["amount"]) for i in t["evmInputs"]] == [
                 ("0x" + i.address.hex(), str(i.amount)) for i in unsigned.inputs
             ]
-            sigs = [[{"signature": "0x" + s.hex()} for s in cr.signatures] for cr in tx.credentials]
-            assert [i["credentials"] for i in t["evmInputs"]] == sigs
+            sigs = [["0x" + s.hex() for s in cr.signatures] for cr in tx.credentials]
+            assert [[c["signature"] for c in i["credentials"]] for i in t["evmInputs"]] == sigs
+            # The recovered key is the simulator's signer, whose EVM address is the input's.
+            for evm_in in t["evmInputs"]:
+                signer = signers[evm_in["fromAddress"]]
+                for cred in evm_in["credentials"]:
+                    assert cred["publicKey"] == "0x" + signer.public.hex()
+                    key = bytes.fromhex(cred["publicKey"][2:])
+                    assert eth_address_from_pubkey(key) == evm_in["fromAddress"]
             assert [int(u["amount"]) for u in t["emittedUtxos"]] == [
                 o.output.amount for o in unsigned.exported_outputs
             ]
@@ -306,6 +319,9 @@ def test_the_official_sdk_parses_every_page(world: World) -> None:
     assert x["utxos.listByAddresses"]["kept"]["creationTxHash"] > 0
     cs = _sdk(c, strings, "c-chain", eth)
     assert cs["transactions.listLatest(all)"]["kept"]["evm"] == n_c
+    # The C-chain branch keeps the EVM input credentials' publicKey (UtxoCredential).
+    exports = sum(t["txType"] == "ExportTx" for t in every_tx(c, "c-chain"))
+    assert exports and cs["transactions.listLatest(all)"]["kept"]["publicKey"] == exports
 
 
 L1_TYPES = (

@@ -22,6 +22,8 @@ from avadata.decode.codec.ids import (
     cb58_encode,
     hrp_for_network,
     node_id_str,
+    recover_pubkey,
+    sha256,
     utxo_id,
 )
 from avadata.decode.codec.pchain import (
@@ -212,6 +214,17 @@ def evm_addresses(unsigned: Any) -> list[str]:
     return []
 
 
+def evm_credential(signature: str, digest: bytes) -> dict[str, str]:
+    """A UtxoCredential: the signature and the compressed secp256k1 key it recovers over the
+    sha256 of the unsigned tx (0x hex, as the signature). The chain verified it when it
+    accepted the tx; a signature that recovers no key is served without one."""
+    try:
+        key = recover_pubkey(bytes.fromhex(signature.removeprefix("0x")), digest)
+    except ValueError:
+        return {"signature": signature}
+    return {"signature": signature, "publicKey": "0x" + key.hex()}
+
+
 def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> BlockRows:
     """`ts` is the block time the caller settled on (facts.timestamp or the parent's)."""
     rows = BlockRows()
@@ -222,8 +235,11 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
         credentials = body.pop("credentials", None) or []
         if isinstance(tx.unsigned, UnsignedExportTx):
             # One credential per EVM input, in order: the SDK's EVMInput.credentials.
+            digest = sha256(tx.unsigned_bytes(table))
             for evm_in, cred in zip(body.get("evmInputs", ()), credentials, strict=False):
-                evm_in["credentials"] = [{"signature": s} for s in cred.get("signatures", ())]
+                evm_in["credentials"] = [
+                    evm_credential(s, digest) for s in cred.get("signatures", ())
+                ]
         base = getattr(tx.unsigned, "base", tx.unsigned)
         hrp = hrp_for_network(int(getattr(base, "network_id", 1)))
         created = [(u, False) for u in produced(tx.unsigned, tx_id)]
