@@ -31,9 +31,10 @@ class Settings(BaseSettings):
     prices_file: Path | None = None
     # Money.value on the wire: the seed says string, the official SDK requires a number.
     money_value: Literal["string", "number"] = "number"
-    # X-/C-chain Utxo.outputIndex: the seed's integer, or the official SDK's string (which its
-    # X-chain and C-chain shapes require; see docs/compatibility.md, "Primary network").
-    utxo_output_index: Literal["string", "number"] = "number"
+    # X-/C-chain Utxo.outputIndex: the official SDK's string (its X-chain and C-chain shapes
+    # require it; the seed's UTXO table is the P-chain one), or an integer like the P-chain's
+    # (see docs/compatibility.md, "Primary network").
+    utxo_output_index: Literal["string", "number"] = "string"
 
     # The native token reported in nativeTokenBalance and the chains listing.
     native_token_name: str = "Avalanche"

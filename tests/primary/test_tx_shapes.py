@@ -112,8 +112,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         asyncio.run(index_node(engine, server.url, once=True))
         settings = Settings(db_url=db, page_token_secret="test-secret-0123456789")
         with TestClient(create_app(settings), raise_server_exceptions=False) as c:
-            c.app.state.string_settings = settings.model_copy(
-                update={"utxo_output_index": "string"}
+            c.app.state.number_settings = settings.model_copy(
+                update={"utxo_output_index": "number"}
             )
             yield c, node.sim
     finally:
@@ -253,7 +253,8 @@ def test_c_chain_atomic_txs_against_the_simulator(world: World) -> None:
             assert [(o["toAddress"], o["asset"]["amount"]) for o in t["evmOutputs"]] == [
                 ("0x" + o.address.hex(), str(o.amount)) for o in unsigned.outputs
             ]
-            assert sorted((u["txHash"], u["outputIndex"]) for u in t["consumedUtxos"]) == sorted(
+            took = sorted((u["txHash"], int(u["outputIndex"])) for u in t["consumedUtxos"])
+            assert took == sorted(
                 (cb58_encode(i.tx_id), i.output_index) for i in unsigned.imported_inputs
             )
             assert all(u["consumingTxHash"] == t["txHash"] for u in t["consumedUtxos"])
@@ -295,19 +296,20 @@ def test_the_official_sdk_parses_every_page(world: World) -> None:
     user = sim.keys.users[4]
     x_addr, eth = "X-" + bech32_address(user.address, "fuji"), user.eth_address
     n_c, n_x = len(every_tx(c, "c-chain")), len(every_tx(c, "x-chain"))
-    # The seed's integer outputIndex (default): P and C pages parse in the P-chain branch.
+    # The P-chain's integer outputIndex: P pages, and C pages with AVADATA_UTXO_OUTPUT_INDEX=
+    # number, parse in the P-chain branch.
+    numbers = c.app.state.number_settings
     p = _sdk(c, None, "p-chain", "P-" + bech32_address(user.address, "fuji"))
     every_p = every_tx(c, "p-chain")
     assert p["transactions.listLatest(all)"]["items"] == len(every_p)
     # The SDK keeps l1ValidatorDetails (unknown keys would be dropped): the shape fits.
     with_l1 = sum("l1ValidatorDetails" in t for t in every_p)
     assert with_l1 and p["transactions.listLatest(all)"]["kept"]["l1"] == with_l1
-    cc = _sdk(c, None, "c-chain", eth)
+    cc = _sdk(c, numbers, "c-chain", eth)
     assert cc["transactions.listLatest(all)"]["items"] == n_c
-    # The SDK's string outputIndex: X pages (CreateAssetTx, OperationTx are not P-chain
-    # types) parse in the X-chain branch, C pages in the C-chain branch, UTXOs as Utxo.
-    strings = c.app.state.string_settings
-    x = _sdk(c, strings, "x-chain", x_addr)
+    # The SDK's string outputIndex (default): X pages (CreateAssetTx, OperationTx are not
+    # P-chain types) parse in the X-chain branch, C pages in the C-chain branch, UTXOs as Utxo.
+    x = _sdk(c, None, "x-chain", x_addr)
     every = x["transactions.listLatest(all)"]
     assert every["items"] == n_x and every["kept"]["chainFormat"] == n_x
     # The X-chain branch keeps groupId (and payload) of NFT UTXOs.
@@ -317,7 +319,7 @@ def test_the_official_sdk_parses_every_page(world: World) -> None:
     )
     assert with_nft and every["kept"]["nft"] == with_nft
     assert x["utxos.listByAddresses"]["kept"]["creationTxHash"] > 0
-    cs = _sdk(c, strings, "c-chain", eth)
+    cs = _sdk(c, None, "c-chain", eth)
     assert cs["transactions.listLatest(all)"]["kept"]["evm"] == n_c
     # The C-chain branch keeps the EVM input credentials' publicKey (UtxoCredential).
     exports = sum(t["txType"] == "ExportTx" for t in every_tx(c, "c-chain"))
