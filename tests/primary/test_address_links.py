@@ -7,8 +7,8 @@ in (P, X, C, or C, X, P, where imports are stored before their exports)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,18 +21,13 @@ from avadata.decode.codec.ids import bech32_address, cb58_encode
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE
 from avadata.decode.codec.xchain import XCHAIN_TABLE
 from avadata.devnet import cchain_atomic, pchain_sim, primary_node, txkit, xchain_sim
-from avadata.devnet.facade.index_api import index_routes
-from avadata.devnet.facade.pnode_routes import node_routes
-from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimarySim
 from avadata.devnet.utxo_book import Coin, UtxoBook
-from avadata.indexer.primary import index_node
 from avadata.settings import Settings
-from avadata.store.engine import make_engine
-from avadata.store.migrate import migrate
 from tests.api.http import TestClient
 from tests.primary.test_tx_shapes import CONFIG, FakeAnvil, every_tx
+from tests.support.primary_world import indexed, served_node
 
 ORDERS = (("P", "X", "C"), ("C", "X", "P"))
 CHAINS = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
@@ -119,25 +114,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         options = NodeOptions(CONFIG, data_dir=folder, c_rpc_url="fake", live_interval=None)
         node = PrimaryNode(options)
         node.start()
-    routes = [*index_routes(node.index_store), *node_routes(lambda: node.sim, node.lock)]
-    server = FacadeServer([], port=0, extra_routes=routes)
-    server.start()
-    try:
+    with served_node(node) as url, ExitStack() as stack:
         clients: dict[tuple[str, ...], TestClient] = {}
         for order in ORDERS:
-            db = f"sqlite:///{folder / ('-'.join(order) + '.db')}"
-            engine = make_engine(db)
-            migrate(engine)
-            asyncio.run(index_node(engine, server.url, once=True, chains=order))
-            settings = Settings(db_url=db, page_token_secret="test-secret-0123456789")
-            clients[order] = TestClient(create_app(settings), raise_server_exceptions=False)
-            clients[order].__enter__()
+            engine = indexed(folder / ("-".join(order) + ".db"), url, chains=order)
+            settings = Settings(db_url=str(engine.url), page_token_secret="test-secret-0123456789")
+            app = create_app(settings)
+            clients[order] = stack.enter_context(TestClient(app, raise_server_exceptions=False))
         yield World(node.sim, ledger, clients)
-    finally:
-        for c in clients.values():
-            c.__exit__(None, None, None)
-        server.stop()
-        node.stop()
 
 
 def expected(world: World, chain: str, address: str) -> set[str]:

@@ -8,7 +8,6 @@ shared memory says it left (recorded as the simulators put and take coins)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,16 +18,10 @@ from sqlalchemy import Engine, Table, select
 
 from avadata.decode.codec.ids import cb58_encode
 from avadata.devnet import primary_node
-from avadata.devnet.facade.index_api import index_routes
-from avadata.devnet.facade.pnode_routes import node_routes
-from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network_ids import CHAIN_LETTERS
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimarySim
 from avadata.devnet.utxo_book import Coin, SharedMemory
-from avadata.indexer.primary import index_node
-from avadata.store.engine import make_engine
-from avadata.store.migrate import migrate
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
@@ -37,6 +30,7 @@ from avadata.store.schema import (
     primary_utxos,
 )
 from tests.primary.test_tx_shapes import CONFIG, FakeAnvil
+from tests.support.primary_world import indexed, served_node
 
 ORDERS = (("P", "X", "C"), ("C", "X", "P"))
 
@@ -80,20 +74,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         options = NodeOptions(CONFIG, data_dir=folder, c_rpc_url="fake", live_interval=None)
         node = PrimaryNode(options)
         node.start()
-    routes = [*index_routes(node.index_store), *node_routes(lambda: node.sim, node.lock)]
-    server = FacadeServer([], port=0, extra_routes=routes)
-    server.start()
-    try:
-        stores = {}
-        for order in ORDERS:
-            engine = make_engine(f"sqlite:///{folder / ('-'.join(order) + '.db')}")
-            migrate(engine)
-            asyncio.run(index_node(engine, server.url, once=True, chains=order))
-            stores[order] = engine
+    with served_node(node) as url:
+        stores = {
+            order: indexed(folder / ("-".join(order) + ".db"), url, chains=order)
+            for order in ORDERS
+        }
         yield World(node.sim, ledger, stores)
-    finally:
-        server.stop()
-        node.stop()
 
 
 def rows(engine: Engine, table: Table) -> list[tuple[Any, ...]]:

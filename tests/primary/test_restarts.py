@@ -25,9 +25,6 @@ from sqlalchemy import Engine, select
 
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import bech32_address, cb58_encode, utxo_id
-from avadata.devnet.facade.index_api import index_routes
-from avadata.devnet.facade.pnode_routes import node_routes
-from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
 from avadata.devnet.traffic import TrafficConfig
@@ -40,6 +37,7 @@ from avadata.store.schema import primary_cursors
 from tests.api.http import TestClient
 from tests.support.devnet import start_seeded_chain
 from tests.support.dump import assert_same_rows, dump
+from tests.support.primary_world import served_node
 
 pytestmark = pytest.mark.e2e
 
@@ -66,14 +64,10 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Network]:
         NodeOptions(CONFIG, data_dir=folder, c_rpc_url=chain.rpc_url, live_interval=None)
     )
     node.start()
-    routes = [*index_routes(node.index_store), *node_routes(lambda: node.sim, node.lock)]
-    server = FacadeServer([], port=0, extra_routes=routes)
-    server.start()
     try:
-        yield Network(server.url, node.sim, folder)
+        with served_node(node) as url:
+            yield Network(url, node.sim, folder)
     finally:
-        server.stop()
-        node.stop()
         chain.stop()
 
 

@@ -6,7 +6,6 @@ the atomic txs it built."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,20 +23,15 @@ from avadata.decode.codec.ids import (
 )
 from avadata.devnet import primary_node
 from avadata.devnet.cchain_atomic import FEE as C_ATOMIC_FEE
-from avadata.devnet.facade.index_api import index_routes
-from avadata.devnet.facade.pnode_routes import node_routes
-from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network_ids import AVAX_ASSET_ID
 from avadata.devnet.pchain_sim import CREATE_FEE, FEE
 from avadata.devnet.pchain_state import L1_FEE_PER_SECOND
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
 from avadata.devnet.produced import X_VTX
-from avadata.indexer.primary import index_node
 from avadata.settings import Settings
-from avadata.store.engine import make_engine
-from avadata.store.migrate import migrate
 from tests.api.http import TestClient
+from tests.support.primary_world import indexed, served_node
 from tests.support.server import TOOLS, run_node, serving
 
 CONFIG = PrimaryConfig(seed=11, start=1_767_225_600, days=20, p_blocks=100, x_blocks=30)
@@ -102,23 +96,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         options = NodeOptions(CONFIG, data_dir=folder, c_rpc_url="fake", live_interval=None)
         node = PrimaryNode(options)
         node.start()
-    routes = [*index_routes(node.index_store), *node_routes(lambda: node.sim, node.lock)]
-    server = FacadeServer([], port=0, extra_routes=routes)
-    server.start()
-    db = f"sqlite:///{folder / 'store.db'}"
-    engine = make_engine(db)
-    migrate(engine)
-    try:
-        asyncio.run(index_node(engine, server.url, once=True))
-        settings = Settings(db_url=db, page_token_secret="test-secret-0123456789")
+    with served_node(node) as url:
+        engine = indexed(folder / "store.db", url)
+        settings = Settings(db_url=str(engine.url), page_token_secret="test-secret-0123456789")
         with TestClient(create_app(settings), raise_server_exceptions=False) as c:
             c.app.state.number_settings = settings.model_copy(
                 update={"utxo_output_index": "number"}
             )
             yield c, node.sim
-    finally:
-        server.stop()
-        node.stop()
 
 
 def every_tx(c: TestClient, chain: str, **q: Any) -> list[dict[str, Any]]:

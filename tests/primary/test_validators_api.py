@@ -4,7 +4,6 @@ simulator's own ledger: its stakers, the potential rewards it fixed, the rewards
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,17 +13,12 @@ import pytest
 
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import bech32_address, cb58_encode, node_id_str
-from avadata.devnet.facade.index_api import index_routes
-from avadata.devnet.facade.pnode_routes import node_routes
-from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network_ids import SUBNET_EVM_VM_ID
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.indexer.primary import index_node
 from avadata.settings import Settings
-from avadata.store.engine import make_engine
-from avadata.store.migrate import migrate
 from tests.api.http import TestClient
+from tests.support.primary_world import indexed, served_node
 from tests.support.server import TOOLS, run_node, serving
 
 CONFIG = PrimaryConfig(seed=5, start=1_767_225_600, days=30, p_blocks=120, x_blocks=20)
@@ -38,20 +32,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient
     folder: Path = tmp_path_factory.mktemp("validators")
     node = PrimaryNode(NodeOptions(CONFIG, data_dir=folder, live_interval=None))
     node.start()
-    routes = [*index_routes(node.index_store), *node_routes(lambda: node.sim, node.lock)]
-    server = FacadeServer([], port=0, extra_routes=routes)
-    server.start()
-    db = f"sqlite:///{folder / 'store.db'}"
-    engine = make_engine(db)
-    migrate(engine)
-    try:
-        asyncio.run(index_node(engine, server.url, once=True))
-        settings = Settings(db_url=db, page_token_secret="test-secret-0123456789")
+    with served_node(node) as url:
+        engine = indexed(folder / "store.db", url)
+        settings = Settings(db_url=str(engine.url), page_token_secret="test-secret-0123456789")
         with TestClient(create_app(settings), raise_server_exceptions=False) as c:
             yield c, node.sim
-    finally:
-        server.stop()
-        node.stop()
 
 
 def periods(c: TestClient, node_id: str, **q: Any) -> list[dict[str, Any]]:
