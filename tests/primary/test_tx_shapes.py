@@ -6,6 +6,7 @@ the atomic txs it built."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -29,7 +30,9 @@ from avadata.devnet.pchain_state import L1_FEE_PER_SECOND
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
 from avadata.devnet.produced import X_VTX
+from avadata.indexer import primary as indexer
 from avadata.settings import Settings
+from avadata.sources.jsonrpc import JsonRpcClient
 from tests.api.http import TestClient
 from tests.support.primary_world import indexed, served_node
 from tests.support.server import TOOLS, run_node, serving
@@ -86,6 +89,7 @@ class FakeAnvil:
 
 
 World = tuple[TestClient, PrimarySim]
+NODE_URL: list[str] = []  # the served node of the module's world
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +101,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         node = PrimaryNode(options)
         node.start()
     with served_node(node) as url:
+        NODE_URL[:] = [url]
         engine = indexed(folder / "store.db", url)
         settings = Settings(db_url=str(engine.url), page_token_secret="test-secret-0123456789")
         with TestClient(create_app(settings), raise_server_exceptions=False) as c:
@@ -364,6 +369,7 @@ def test_l1_validator_details_against_the_simulator(world: World) -> None:
     state = sim.p.state
     validations = {**state.l1_validators, **state.removed_l1_validators}
     disabled = removed = increased = 0
+    refunded = {cb58_encode(tx_id): amount for tx_id, (_, amount, _) in state.refunds.items()}
     for vid, v in validations.items():
         txs = every_tx(c, "p-chain", l1ValidationId=cb58_encode(vid), sortOrder="asc")
         entries = []
@@ -371,7 +377,7 @@ def test_l1_validator_details_against_the_simulator(world: World) -> None:
             mine = [d for d in t["l1ValidatorDetails"] if d["validationId"] == cb58_encode(vid)]
             assert len(mine) == 1, t["txHash"]
             entries.append((t["txType"], mine[0]))
-        for tx_type, d in entries:
+        for (tx_type, d), t in zip(entries, txs, strict=True):
             assert d["validationIdHex"] == "0x" + vid.hex()
             assert d["nodeId"] == node_id_str(v.node_id)
             assert d["subnetId"] == cb58_encode(v.subnet_id)
@@ -382,6 +388,9 @@ def test_l1_validator_details_against_the_simulator(world: World) -> None:
                 assert d["balanceChange"] > 0
             elif tx_type in ("ConvertSubnetToL1Tx", "RegisterL1ValidatorTx"):
                 assert d["balanceChange"] > 0
+            elif t["txHash"] in refunded:
+                # A disable or removal: the balance left, returned to its owner.
+                assert d["balanceChange"] == -refunded[t["txHash"]] < 0, t["txHash"]
             else:
                 assert "balanceChange" not in d
         assert entries[-1][1]["weight"] == v.weight
@@ -389,7 +398,9 @@ def test_l1_validator_details_against_the_simulator(world: World) -> None:
         for (_, before), (tx_type, d) in zip(entries, entries[1:], strict=False):
             if tx_type != "SetL1ValidatorWeightTx":
                 assert d["weight"] == before["weight"], tx_type
-        deposits = sum(d.get("balanceChange", 0) for _, d in entries)
+        deposits = sum(
+            d.get("balanceChange", 0) for _, d in entries if d.get("balanceChange", 0) > 0
+        )
         if v.disabled:
             disabled += 1
             assert entries[-1][0] == "DisableL1ValidatorTx" and v.remaining(state.time) == 0
@@ -478,3 +489,68 @@ def test_x_chain_nft_utxos_carry_group_and_payload(world: World) -> None:
         params={"addresses": bech32_address(held[0].owners[0], "fuji"), "pageSize": 100},
     )
     assert all("groupId" not in u for u in p_utxos.json()["utxos"])
+
+
+def test_l1_refunds_against_the_simulator(world: World) -> None:
+    """Every balance a disable or removal returned (the simulator's refund ledger: amount and
+    owner, at index len(outputs) of the tx) is that tx's emitted UTXO, owned by the
+    validation's remainingBalanceOwner: listed by /utxos of the owner while the simulator
+    still holds it (the indexer asked the node), and consumed by a tx whose consumedUtxos
+    name it once spent (rebuilt from the spending input). amountBurned stays the fee."""
+    c, sim = world
+    state = sim.p.state
+    assert state.refunds
+    by_hash = {t["txHash"]: t for t in every_tx(c, "p-chain")}
+    unspent = spent = 0
+    for tx_id, (index, amount, owner) in state.refunds.items():
+        tx = by_hash[cb58_encode(tx_id)]
+        owners = [bech32_address(a, "fuji") for a in owner.addresses]
+        (refund,) = [u for u in tx["emittedUtxos"] if u["outputIndex"] == index]
+        assert index == len(tx["emittedUtxos"]) - 1
+        assert (int(refund["amount"]), refund["addresses"]) == (amount, owners)
+        assert refund["threshold"] == owner.threshold and refund["platformLocktime"] == 0
+        assert [int(a["amount"]) for a in tx["amountBurned"]] == [FEE], tx["txHash"]
+        assert tx["amountL1ValidatorBalanceBurned"] == []
+        assert tx["l1ValidatorDetails"][0]["balanceChange"] == -amount
+        r = c.get(
+            "/v1/networks/fuji/blockchains/p-chain/utxos",
+            params={"addresses": ",".join(owners), "pageSize": 100, "sortBy": "amount"},
+        )
+        listed = {u["utxoId"]: u for u in r.json()["utxos"]}
+        if sim.p.utxos.get(tx_id, index) is not None:
+            unspent += 1
+            assert "consumingTxHash" not in refund
+            assert listed[refund["utxoId"]]["amount"] == str(amount)
+        else:
+            spent += 1
+            assert refund["utxoId"] not in listed
+            spender = by_hash[refund["consumingTxHash"]]
+            assert refund["utxoId"] in {u["utxoId"] for u in spender["consumedUtxos"]}
+        # The owner's transactions include the refund.
+        mine = every_tx(c, "p-chain", addresses=owners[0])
+        assert tx["txHash"] in {t["txHash"] for t in mine}
+    # This history spends every refund before the indexer runs, so all were rebuilt from
+    # their spending inputs; test_refund_utxos_from_the_node covers the node's side.
+    assert spent and not unspent
+
+
+def test_refund_utxos_from_the_node(world: World) -> None:
+    """platform.getUTXOs as the indexer calls it (paged by 1,024, resumed at endIndex): the
+    devnet node answers each address's UTXOs from the simulator's book, so a refund still
+    unspent when its tx is indexed is found there."""
+    _, sim = world
+    owners = {a for _, _, o in sim.p.state.refunds.values() for a in o.addresses}
+
+    async def ask(node: str, addresses: list[str]) -> list[Any]:
+        client = JsonRpcClient(f"{node}/ext/bc/P", max_batch=1)
+        try:
+            return await indexer.owned_utxos(client, addresses)
+        finally:
+            await client.aclose()
+
+    node = NODE_URL[0]
+    for owner in sorted(owners):
+        got = asyncio.run(ask(node, ["P-" + bech32_address(owner, "fuji")]))
+        held = {(coin.tx_id, coin.index, coin.amount) for coin in sim.p.utxos.owned(owner)}
+        assert {(u.tx_id, u.output_index, u.output.amount) for u in got} == held
+        assert held

@@ -16,12 +16,20 @@ import orjson
 from avadata.decode.codec import api, render
 from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
 from avadata.decode.codec.cblock import CChainBlock
-from avadata.decode.codec.components import UTXO, LockOut, MintOutput
+from avadata.decode.codec.components import (
+    UTXO,
+    LockOut,
+    MintOutput,
+    PChainOwner,
+    TransferOutput,
+)
 from avadata.decode.codec.ids import (
     bech32_address,
+    cb58_decode,
     cb58_encode,
     hrp_for_network,
     node_id_str,
+    parse_bech32_address,
     recover_pubkey,
     sha256,
     utxo_id,
@@ -60,6 +68,7 @@ class BlockRows:
     assets: list[dict[str, Any]] = field(default_factory=list)
     l1_validators: list[dict[str, Any]] = field(default_factory=list)
     l1_txs: list[dict[str, Any]] = field(default_factory=list)
+    l1_refunds: list[dict[str, Any]] = field(default_factory=list)
     exported_ids: list[str] = field(default_factory=list)  # UTXOs put in shared memory
     stakers: StakerRows = field(default_factory=StakerRows)
 
@@ -104,6 +113,26 @@ def utxo_row(
         "consuming_block_timestamp": None,
         "_addresses": addresses,
     }
+
+
+def refund_utxo_row(
+    blockchain_id: str,
+    tx_hash: str,
+    index: int,
+    asset_id: str,
+    amount: int,
+    owner: dict[str, Any],
+    height: int,
+    ts: int,
+) -> dict[str, Any]:
+    """The row of an L1 balance refund rebuilt from what spent it: avalanchego pays it as a
+    secp256k1 TransferOutput with no locktime to the remainingBalanceOwner, so these facts
+    give the bytes the node would have served."""
+    addresses = [parse_bech32_address(a) for a in owner["addresses"]]
+    hrp = addresses[0][1] if addresses else "avax"
+    out = TransferOutput(amount, 0, int(owner["threshold"]), tuple(a for _, _, a in addresses))
+    utxo = UTXO(cb58_decode(tx_hash), index, cb58_decode(asset_id), out)
+    return utxo_row("P", blockchain_id, utxo, hrp, BlockFacts("", height, ts, None), ts, False)
 
 
 def asset_row(unsigned: CreateAssetTx, tx_hash: str, blockchain_id: str, ts: int) -> dict[str, Any]:
@@ -204,6 +233,47 @@ def l1_details(unsigned: Any) -> list[dict[str, Any]]:
     return []
 
 
+def refund_owners(unsigned: Any) -> dict[bytes, PChainOwner]:
+    """validation ID -> remainingBalanceOwner of each L1 validation this tx creates: who a
+    later disable or removal refunds the balance to (the refund tx names only the ID)."""
+    if isinstance(unsigned, ConvertSubnetToL1Tx):
+        return {
+            validation_id_of_conversion(unsigned.subnet_id, i): v.remaining_balance_owner
+            for i, v in enumerate(unsigned.validators)
+        }
+    if isinstance(unsigned, RegisterL1ValidatorTx):
+        _, call, message = l1_message_of(unsigned.message)
+        if isinstance(message, RegisterL1Validator):
+            return {validation_id_of_registration(call.payload): message.remaining_balance_owner}
+    return {}
+
+
+def refunded_validation(unsigned: Any, details: list[dict[str, Any]]) -> str | None:
+    """The validation whose balance this tx returns to its owner: a disable, or a weight
+    message setting 0 (the validator is removed)."""
+    if isinstance(unsigned, DisableL1ValidatorTx):
+        return str(details[0]["validationId"])
+    if isinstance(unsigned, SetL1ValidatorWeightTx) and details and details[0]["weight"] == 0:
+        return str(details[0]["validationId"])
+    return None
+
+
+def owner_json(owner: PChainOwner, hrp: str) -> str:
+    addresses = [bech32_address(a, hrp) for a in owner.addresses]
+    return orjson.dumps({"threshold": int(owner.threshold), "addresses": addresses}).decode()
+
+
+def input_amounts(unsigned: Any) -> dict[str, int]:
+    """UTXO ID -> amount each base input spends (what a refund UTXO held, once spent)."""
+    base = getattr(unsigned, "base", None)
+    out: dict[str, int] = {}
+    for i in getattr(base, "inputs", ()):
+        amount = getattr(i.input, "amount", None)
+        if amount is not None:
+            out[cb58_encode(utxo_id(i.tx_id, i.output_index))] = int(amount)
+    return out
+
+
 def evm_addresses(unsigned: Any) -> list[str]:
     """0x addresses a C-chain atomic tx touches (import outputs, export inputs), lower-case:
     the seed's C-chain atomic lookups by 0x address."""
@@ -272,10 +342,14 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
             rows.utxos.append(row)
             rows.exported_ids.append(row["utxo_id"])
         touched.update(evm_addresses(tx.unsigned))
+        amounts = input_amounts(tx.unsigned) if chain == "P" else {}
         for ref in consumed(tx.unsigned):
+            spent = cb58_encode(ref.utxo_id)
             rows.spends.append(
                 {
-                    "utxo_id": cb58_encode(ref.utxo_id),
+                    "utxo_id": spent,
+                    "asset_id": cb58_encode(ref.asset_id),
+                    "amount": amounts.get(spent),
                     "consumed_on": blockchain_id,
                     "consuming_tx_hash": tx_hash,
                     "consuming_block_number": facts.height or 0,
@@ -312,6 +386,20 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
             details = l1_details(tx.unsigned)
             if details:
                 body["l1ValidatorDetails"] = details
+            owners = {
+                cb58_encode(k): owner_json(o, hrp) for k, o in refund_owners(tx.unsigned).items()
+            }
+            refunded = refunded_validation(tx.unsigned, details)
+            if refunded is not None:
+                index = n_base  # avalanchego's refund index: len(outputs)
+                rows.l1_refunds.append(
+                    {
+                        "utxo_id": cb58_encode(utxo_id(tx_id, index)),
+                        "tx_hash": tx_hash,
+                        "output_index": index,
+                        "validation_id": refunded,
+                    }
+                )
             for d in details:
                 rows.l1_txs.append(
                     {
@@ -329,6 +417,7 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
                             "subnet_id": d["subnetId"],
                             "node_id": d["nodeId"],
                             "created_tx_hash": tx_hash,
+                            "remaining_balance_owner": owners.get(d["validationId"]),
                         }
                     )
             staker_rows(tx.unsigned, tx_hash, ts, hrp, rows.stakers)

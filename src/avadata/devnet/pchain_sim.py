@@ -656,6 +656,7 @@ class PChainSim:
             owner = v.remaining_balance_owner
             out = TransferOutput(v.balance, 0, owner.threshold, owner.addresses)
             self.utxos.add(Coin(tx_id, index, AVAX_ASSET_ID, out))
+            self.state.refunds[tx_id] = (index, v.balance, owner)
         v.balance = 0
 
     # -- views -----------------------------------------------------------------------------------

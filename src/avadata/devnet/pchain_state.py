@@ -107,6 +107,9 @@ class PChainState:
     # staking tx ID -> (index, amount, owner) of each reward UTXO it was paid, kept after they
     # are spent, as avalanchego keeps them for platform.getRewardUTXOs
     reward_utxos: dict[bytes, list[tuple[int, int, OutputOwners]]] = field(default_factory=dict)
+    # disabling or removing tx ID -> (output index, amount, owner) of the balance refunded to
+    # the validator's remainingBalanceOwner: the ledger tests check the indexer against
+    refunds: dict[bytes, tuple[int, int, PChainOwner]] = field(default_factory=dict)
 
     def current_stakers(self, kind: str | None = None, subnet: bytes | None = None) -> list[Staker]:
         return [

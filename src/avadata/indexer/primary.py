@@ -12,11 +12,13 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import orjson
 from sqlalchemy import Engine, select
 
 from avadata.decode.codec import api
+from avadata.decode.codec.ids import cb58_encode
 from avadata.decode.codec.pchain_blocks import (
     ApricotCommitBlock,
     ApricotProposalBlock,
@@ -36,7 +38,7 @@ from avadata.store.primary_writer import (
     upsert_l1_live,
     write_blocks,
 )
-from avadata.store.schema import primary_validations
+from avadata.store.schema import primary_l1_validators, primary_validations
 
 # Index API chain letter -> the blockchain ID written in rows (aliases until configured).
 CHAINS = ("P", "X", "C")
@@ -114,6 +116,8 @@ async def index_chain(
             rows.append(r)
         if ended:
             await attach_rewards(engine, platform, ended, rows)
+        if platform is not None and any(r.l1_refunds for r in rows):
+            await attach_refunds(engine, platform, rows, [f.height or 0 for _, f in decoded])
         last_c = decoded[-1][0]
         write_blocks(engine, blockchain_id, rows, last_c.index, last_c.id, cursor_key)
         progress.blocks += len(decoded)
@@ -240,6 +244,87 @@ async def attach_rewards(
                         }
                     )
                 r.utxos.append(row)
+
+
+UTXO_PAGE = 1_024  # avalanchego's largest platform.getUTXOs page
+
+
+async def owned_utxos(platform: JsonRpcClient, addresses: list[str]) -> list[Any]:
+    """Every UTXO the node holds for `addresses` now (platform.getUTXOs, paged)."""
+    found: list[Any] = []
+    start: dict[str, str] | None = None
+    while True:
+        params: dict[str, Any] = {"addresses": addresses, "limit": UTXO_PAGE, "encoding": "hex"}
+        if start is not None:
+            params["startIndex"] = start
+        answer = await platform.call("platform.getUTXOs", params)
+        utxos = answer.get("utxos") or []
+        found += [api.decode_utxo(decode_hex_bytes(h)) for h in utxos]
+        if int(answer.get("numFetched") or 0) < UTXO_PAGE or not utxos:
+            return found
+        start = answer.get("endIndex")
+
+
+async def attach_refunds(
+    engine: Engine, platform: JsonRpcClient, rows: list[BlockRows], heights: list[int]
+) -> None:
+    """The UTXOs that disables and removals of L1 validators refund their balances into.
+    No block carries them: ask the node for the owner's UTXOs right away. A refund already
+    spent is not there any more; the writer rebuilds it from the spending input (and a
+    balance already used up refunds nothing)."""
+    owners = {
+        v["validation_id"]: v["remaining_balance_owner"] for r in rows for v in r.l1_validators
+    }
+    wanted = {f["validation_id"] for r in rows for f in r.l1_refunds} - owners.keys()
+    if wanted:
+        v = primary_l1_validators.c
+        with engine.connect() as conn:
+            for found in conn.execute(
+                select(v.validation_id, v.remaining_balance_owner).where(
+                    v.validation_id.in_(sorted(wanted))
+                )
+            ):
+                owners[found.validation_id] = found.remaining_balance_owner
+    held: dict[str, dict[tuple[str, int], Any]] = {}
+    for r, height in zip(rows, heights, strict=True):
+        for refund in r.l1_refunds:
+            owner_text = owners.get(refund["validation_id"])
+            if owner_text is None:
+                continue
+            if owner_text not in held:
+                addresses = ["P-" + a for a in orjson.loads(owner_text)["addresses"]]
+                try:
+                    utxos = await owned_utxos(platform, addresses)
+                except AvadataError:
+                    utxos = []
+                held[owner_text] = {(cb58_encode(u.tx_id), u.output_index): u for u in utxos}
+            utxo = held[owner_text].get((refund["tx_hash"], refund["output_index"]))
+            if utxo is None:
+                continue
+            tx = next(t for t in r.txs if t["tx_hash"] == refund["tx_hash"])
+            ts = int(tx["block_timestamp"])
+            hrp = orjson.loads(owner_text)["addresses"][0].split("1", 1)[0]
+            row = utxo_row("P", "P", utxo, hrp, BlockFacts("", height, ts, None), ts, False)
+            for a in row.pop("_addresses"):
+                r.address_utxos.append(
+                    {
+                        "address": a,
+                        "chain_id": "P",
+                        "block_timestamp": ts,
+                        "utxo_id": row["utxo_id"],
+                    }
+                )
+                r.address_txs.append(
+                    {
+                        "address": a,
+                        "blockchain_id": "P",
+                        "block_timestamp": ts,
+                        "block_number": tx["block_number"],
+                        "tx_index": tx["tx_index"],
+                        "tx_hash": tx["tx_hash"],
+                    }
+                )
+            r.utxos.append(row)
 
 
 async def snapshot_stakers(engine: Engine, platform: JsonRpcClient) -> None:

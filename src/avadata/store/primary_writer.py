@@ -26,13 +26,14 @@ from sqlalchemy import (
     update,
 )
 
-from avadata.decode.primary_rows import BlockRows
+from avadata.decode.primary_rows import BlockRows, refund_utxo_row
 from avadata.store import dialect
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
     primary_assets,
     primary_cursors,
+    primary_l1_refunds,
     primary_l1_validation_txs,
     primary_l1_validator_live,
     primary_l1_validators,
@@ -76,6 +77,7 @@ def write_blocks(
             (primary_assets, "assets"),
             (primary_l1_validators, "l1_validators"),
             (primary_l1_validation_txs, "l1_txs"),
+            (primary_l1_refunds, "l1_refunds"),
         ):
             values = [v for r in rows for v in getattr(r, key)]
             if values:
@@ -84,6 +86,7 @@ def write_blocks(
         applied = _apply_pending(conn, [i for r in rows for i in r.exported_ids])
         spends = [s for r in rows for s in r.spends]
         _park_imports(conn, [s for s in spends if s.get("imported")])
+        _restore_spent_refunds(conn, blockchain_id, [s for s in spends if not s.get("imported")])
         if spends:
             # Spends in order after all inserts: a UTXO created and spent in one batch is found.
             conn.execute(
@@ -213,6 +216,82 @@ def _link_spenders(conn: Connection, utxo_ids: Sequence[str]) -> None:
         ]
     if links:
         conn.execute(dialect.insert_or_ignore(conn, primary_address_txs), links)
+
+
+def _restore_spent_refunds(
+    conn: Connection, blockchain_id: str, spends: Sequence[dict[str, Any]]
+) -> None:
+    """Rows of L1 refund UTXOs the node no longer had when their refund tx was indexed (spent
+    by then): the spending input carries the amount and asset, the validation's
+    remainingBalanceOwner the owner, so the row is the one the node would have served. Runs
+    after the batch's inserts (refund and spend may share a batch) and before its spends."""
+    if blockchain_id != "P" or not spends:
+        return
+    if conn.execute(select(primary_l1_refunds.c.utxo_id).limit(1)).first() is None:
+        return
+    by_id = {str(s["utxo_id"]): s for s in spends if s.get("amount") is not None}
+    f, t, v, u = primary_l1_refunds.c, primary_txs.c, primary_l1_validators.c, primary_utxos.c
+    for part in _chunks(list(by_id)):
+        found = conn.execute(
+            select(
+                f.utxo_id,
+                f.output_index,
+                v.remaining_balance_owner,
+                t.tx_hash,
+                t.block_number,
+                t.block_timestamp,
+                t.tx_index,
+            )
+            .join(primary_txs, (t.blockchain_id == blockchain_id) & (t.tx_hash == f.tx_hash))
+            .join(primary_l1_validators, v.validation_id == f.validation_id)
+            .outerjoin(primary_utxos, u.utxo_id == f.utxo_id)
+            .where(
+                f.utxo_id.in_(list(part)),
+                u.utxo_id.is_(None),
+                v.remaining_balance_owner.is_not(None),
+            )
+        ).all()
+        for r in found:
+            spend = by_id[r.utxo_id]
+            owner = orjson.loads(r.remaining_balance_owner)
+            row = refund_utxo_row(
+                blockchain_id,
+                str(r.tx_hash),
+                int(r.output_index),
+                str(spend["asset_id"]),
+                int(spend["amount"]),
+                owner,
+                int(r.block_number),
+                int(r.block_timestamp),
+            )
+            addresses = row.pop("_addresses")
+            conn.execute(dialect.insert_or_ignore(conn, primary_utxos), [row])
+            conn.execute(
+                dialect.insert_or_ignore(conn, primary_address_utxos),
+                [
+                    {
+                        "address": a,
+                        "chain_id": blockchain_id,
+                        "block_timestamp": r.block_timestamp,
+                        "utxo_id": r.utxo_id,
+                    }
+                    for a in addresses
+                ],
+            )
+            conn.execute(
+                dialect.insert_or_ignore(conn, primary_address_txs),
+                [
+                    {
+                        "address": a,
+                        "blockchain_id": blockchain_id,
+                        "block_timestamp": r.block_timestamp,
+                        "block_number": r.block_number,
+                        "tx_index": r.tx_index,
+                        "tx_hash": r.tx_hash,
+                    }
+                    for a in addresses
+                ],
+            )
 
 
 def _park_imports(conn: Connection, imports: Sequence[dict[str, object]]) -> None:

@@ -630,6 +630,9 @@ primary_l1_validators = Table(
     Column("subnet_id", String(64), nullable=False),
     Column("node_id", String(64), nullable=False),
     Column("created_tx_hash", String(64), nullable=False),
+    # JSON {"threshold", "addresses"} (bech32 without chain prefix, as UTXO rows): who gets
+    # the balance back on disable or removal; NULL in stores written before revision 0008
+    Column("remaining_balance_owner", Text, nullable=True),
     PrimaryKeyConstraint("validation_id"),
 )
 
@@ -672,6 +675,20 @@ primary_pending_spends = Table(
     PrimaryKeyConstraint("utxo_id"),
 )
 
+# The UTXO a DisableL1ValidatorTx or a weight-0 SetL1ValidatorWeightTx refunds the validator's
+# balance into (index len(outputs) of the tx): chain state, not in the block, so its row in
+# primary_utxos comes from the node or, once spent, from the spending input (revision 0008).
+primary_l1_refunds = Table(
+    "primary_l1_refunds",
+    metadata,
+    Column("utxo_id", String(64), nullable=False),
+    Column("tx_hash", String(64), nullable=False),
+    Column("output_index", Integer, nullable=False),
+    Column("validation_id", String(64), nullable=False),
+    PrimaryKeyConstraint("utxo_id"),
+    Index(None, "tx_hash", "utxo_id"),
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -701,6 +718,7 @@ __all__ = [
     "primary_address_utxos",
     "primary_assets",
     "primary_cursors",
+    "primary_l1_refunds",
     "primary_l1_validation_txs",
     "primary_l1_validator_live",
     "primary_l1_validators",

@@ -139,6 +139,7 @@ def _tx_list(
         asset_ids += [a for b in bodies.values() for a in shapes.evm_assets(b)]
         assets = Assets(net, key).load(conn, asset_ids)
         l1_facts = shapes.L1Facts().load(conn, bodies.values()) if key == "P" else shapes.L1Facts()
+        refunds = queries.l1_refunds(conn, list(bodies)) if key == "P" else {}
     as_string = key != "P" and st.settings.utxo_output_index == "string"
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -172,8 +173,15 @@ def _tx_list(
                 "emittedUtxos": emitted.get(r.tx_hash, []),
             }
         )
-        shapes.chain_fields(key, net, body, assets)
+        refund = refunds.get(r.tx_hash)
+        refunded = next(
+            (int(u["amount"]) for u in body["emittedUtxos"] if refund and u["utxoId"] == refund[0]),
+            0,
+        )
+        shapes.chain_fields(key, net, body, assets, refunded)
         l1_facts.complete(body, (int(r.block_timestamp), int(r.block_number), int(r.tx_index)))
+        if refunded:
+            shapes.mark_refund(body, refunded)
         facts = periods.get(r.tx_hash)
         if facts is not None:
             body.update(_staking_extras(facts))

@@ -84,14 +84,20 @@ def tx_amounts(
     evm_in: Sequence[dict[str, Any]] = (),
     evm_out: Sequence[dict[str, Any]] = (),
     deposit: int = 0,
+    refund: int = 0,
 ) -> dict[str, Any]:
     """value: what the tx emits unstaked; amountStaked: its stake outputs;
     amountL1ValidatorBalanceBurned: the `deposit` into L1 validator balances; amountBurned:
     what it consumed minus everything it emitted or deposited, per asset (the fee). C-chain
     atomic txs move value between UTXOs and EVM accounts, so their EVM inputs count as
-    consumed and their EVM outputs as emitted."""
+    consumed and their EVM outputs as emitted. A `refund` (an L1 validator's balance
+    returned as an emitted AVAX UTXO) came out of that balance, not out of the tx's inputs,
+    so it does not offset the fee."""
     ins = {a["assetId"]: int(a["amount"]) for a in assets.sums([*consumed, *evm_in])}
     outs = {a["assetId"]: int(a["amount"]) for a in assets.sums([*emitted, *evm_out])}
+    if refund:
+        avax = max(outs, key=lambda a: outs[a])
+        outs[avax] -= refund
     left = {a: v - outs.get(a, 0) for a, v in sorted(ins.items()) if v > outs.get(a, 0)}
     deposited = []
     if deposit and left:
@@ -189,6 +195,7 @@ def chain_fields(
     net: str,
     body: dict[str, Any],
     assets: Assets,
+    refund: int = 0,
 ) -> None:
     """The X-chain (XChainLinear/NonLinearTransaction) and C-chain (CChainImport/Export
     Transaction) fields, added next to the P-chain ones already in `body`."""
@@ -201,7 +208,7 @@ def chain_fields(
         {"assetId": o["assetId"], "amount": o["amount"], "staked": False}
         for o in body.get("evmOutputs", ())
     ]
-    body.update(tx_amounts(assets, consumed, emitted, evm_in, evm_out, l1_deposit(body)))
+    body.update(tx_amounts(assets, consumed, emitted, evm_in, evm_out, l1_deposit(body), refund))
     if key == "P":
         return
     body["timestamp"] = body["blockTimestamp"]
@@ -222,6 +229,13 @@ def chain_fields(
     for i in body.get("evmInputs", ()):
         i["asset"] = assets.amount(i["assetId"], int(i["amount"]))
         i.setdefault("credentials", [])
+
+
+def mark_refund(body: dict[str, Any], refund: int) -> None:
+    """A disable or removal took `refund` out of the validation's balance (the reference's
+    balanceChange, "negative when returned")."""
+    for d in body.get("l1ValidatorDetails", ()):
+        d["balanceChange"] = -refund
 
 
 @dataclass(slots=True)

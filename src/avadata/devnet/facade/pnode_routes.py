@@ -12,7 +12,9 @@ Stage: devnet facade. Reads the PrimarySim's P-chain state under the node's lock
 - POST /ext/bc/P (and /ext/P): `platform.getBlockchains`, `platform.getSubnets`,
   `platform.getHeight`, `platform.getTimestamp`, and what an indexer needs from the node
   beyond the blocks: `platform.getRewardUTXOs` (the reward UTXOs a committed
-  RewardValidatorTx paid a staker, kept after they are spent) and
+  RewardValidatorTx paid a staker, kept after they are spent), `platform.getUTXOs` (the
+  unspent UTXOs of addresses, paged as avalanchego pages them: how an indexer learns the L1
+  balance refunds no block carries) and
   `platform.getCurrentValidators` of the primary network (potential rewards, accrued
   delegatee rewards, uptime and connection), and `platform.getL1Validator` (an L1
   validator's balance left for the continuous fee at the P-chain's current time, 0 once
@@ -41,6 +43,7 @@ from avadata.decode.codec.ids import (
     cb58_encode,
     hex_with_checksum,
     node_id_str,
+    parse_bech32_address,
     parse_node_id,
 )
 from avadata.decode.codec.reader import DecodeError
@@ -52,6 +55,7 @@ from avadata.devnet.network_ids import (
     C_CHAIN_ID,
     EVM_VM_ID,
     HRP,
+    P_CHAIN_ID,
     PRIMARY_SUBNET_ID,
     X_CHAIN_ID,
 )
@@ -115,6 +119,8 @@ def _chain_ids(sim: PrimarySim) -> dict[str, bytes]:
         out[cb58_encode(chain)] = chain
     return out
 
+
+MAX_UTXOS = 1_024  # avalanchego's largest getUTXOs page
 
 SimView = Callable[[], PrimarySim]  # the node's current simulator (replaced on a reload)
 
@@ -197,6 +203,76 @@ def platform_methods(
             for index, amount, owner in paid
         ]
         return {"numFetched": str(len(utxos)), "utxos": utxos, "encoding": "hex"}
+
+    def get_utxos(params: dict[str, Any]) -> dict[str, Any]:
+        """avalanchego's paginated reply: the addresses' unspent UTXOs (or, with
+        `sourceChain`, the atomic UTXOs that chain exported to them), address by address in
+        byte order and each address's UTXOs in ID order, at most `limit` (1,024 when 0 or
+        more), resuming strictly after `startIndex`. The state is the current one: a UTXO
+        already spent is not there, whatever created it."""
+        raw = params.get("addresses")
+        if not isinstance(raw, list) or not all(isinstance(a, str) for a in raw) or not raw:
+            raise BadParams
+        try:
+            wanted = sorted({parse_bech32_address(a)[2] for a in raw})
+        except DecodeError:
+            raise BadParams from None
+        limit = params.get("limit") or 0
+        if isinstance(limit, str) and limit.isdigit():
+            limit = int(limit)
+        if not isinstance(limit, int):
+            raise BadParams
+        limit = MAX_UTXOS if limit <= 0 or limit > MAX_UTXOS else limit
+        start = params.get("startIndex") or {}
+        if not isinstance(start, dict):
+            raise BadParams
+        source = params.get("sourceChain") or ""
+        try:
+            after_addr = parse_bech32_address(start["address"])[2] if start.get("address") else b""
+            after_utxo = cb58_decode(start["utxo"]) if start.get("utxo") else b""
+            source_id = cb58_decode(source) if source not in ("", "P") else P_CHAIN_ID
+        except (DecodeError, TypeError):
+            raise BadParams from None
+        with lock:
+            sim = view()
+            if source_id == P_CHAIN_ID:
+                book = sim.p.utxos
+                owned = {a: book.owned(a) for a in wanted}
+            else:
+                shared = sim.shared
+                book = shared.book(P_CHAIN_ID)
+                owned = {
+                    a: [c for c in book.owned(a) if shared.source.get(c.utxo_id) == source_id]
+                    for a in wanted
+                }
+        seen: set[bytes] = set()
+        fetched: list[tuple[bytes, bytes, str]] = []
+        for address in wanted:
+            if address < after_addr:
+                continue
+            for coin in sorted(owned[address], key=lambda c: c.utxo_id):
+                if address == after_addr and coin.utxo_id <= after_utxo:
+                    continue
+                if coin.utxo_id in seen:
+                    continue
+                seen.add(coin.utxo_id)
+                fetched.append(
+                    (address, coin.utxo_id, hex_with_checksum(api.encode_utxo(coin.as_utxo())))
+                )
+                if len(fetched) == limit:
+                    break
+            if len(fetched) == limit:
+                break
+        end_addr, end_utxo = (fetched[-1][0], fetched[-1][1]) if fetched else (after_addr, b"")
+        return {
+            "numFetched": str(len(fetched)),
+            "utxos": [u for _, _, u in fetched],
+            "endIndex": {
+                "address": bech32_address(end_addr, HRP, "P") if end_addr else "",
+                "utxo": cb58_encode(end_utxo) if end_utxo else "",
+            },
+            "encoding": "hex",
+        }
 
     def current_validators(params: dict[str, Any]) -> dict[str, Any]:
         """Primary-network validators with what only the node knows: the potential reward
@@ -283,6 +359,7 @@ def platform_methods(
 
     return {
         "getRewardUTXOs": reward_utxos,
+        "getUTXOs": get_utxos,
         "getL1Validator": l1_validator,
         "getCurrentValidators": current_validators,
         "getBlockchains": blockchains,

@@ -17,6 +17,7 @@ from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
     primary_assets,
+    primary_l1_refunds,
     primary_l1_validation_txs,
     primary_l1_validator_live,
     primary_l1_validators,
@@ -185,3 +186,16 @@ def l1_defining_txs(conn: Connection, validation_ids: Sequence[str]) -> Sequence
         .where(x.validation_id.in_(ids), t.tx_type.in_(L1_DEFINING))
         .order_by(x.validation_id, x.block_timestamp, x.block_number, x.tx_index)
     ).all()
+
+
+def l1_refunds(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """tx hash -> (refund UTXO ID, validation ID) of the disables and removals among these
+    txs (whether or not the refund's row is known)."""
+    hashes = sorted(set(tx_hashes))
+    if not hashes:
+        return {}
+    f = primary_l1_refunds.c
+    found = conn.execute(
+        select(f.tx_hash, f.utxo_id, f.validation_id).where(f.tx_hash.in_(hashes))
+    ).all()
+    return {str(r.tx_hash): (str(r.utxo_id), str(r.validation_id)) for r in found}
