@@ -87,6 +87,13 @@ def test_utxos(built: tuple[TestClient, list[str]]) -> None:
         ("p-chain/transactions", {"pageSize": "0"}, "pageSize"),
         ("x-chain/transactions:listStaking", {}, "blockchainId"),
         ("p-chain/utxos", {"addresses": bech32_address(A, "fuji"), "assetId": "x"}, "assetId"),
+        ("x-chain/utxos", {"addresses": bech32_address(A, "fuji"), "assetId": "zzz"}, "assetId"),
+        (
+            "p-chain/transactions",
+            {"addresses": bech32_address(A, "fuji"), "txTypes": "NoSuchTx"},
+            "txTypes",
+        ),
+        ("p-chain/transactions", {"l1ValidationId": "x" * 5000}, "l1ValidationId"),
         (
             "p-chain/utxos",
             {"addresses": bech32_address(A, "fuji"), "minUtxoAmount": "-1"},
@@ -105,6 +112,7 @@ def test_bad_requests(
     assert named in body["message"]
     if named == "addresses":
         assert params["addresses"] in body["message"]
+    assert len(body["message"]) < 300  # a long bad value is quoted cut, not whole
 
 
 def test_bad_network(built: tuple[TestClient, list[str]]) -> None:

@@ -5,7 +5,33 @@ from __future__ import annotations
 
 from avadata.api.errors import bad_request
 from avadata.decode.codec.ids import cb58_decode, cb58_encode, parse_bech32_address
+from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE
 from avadata.decode.codec.reader import DecodeError
+from avadata.decode.codec.xchain import XCHAIN_TABLE
+
+# The reference's PrimaryNetworkTxType, plus every tx type our codec decodes (a type the
+# SDK's enum lacks can still be asked for over plain HTTP).
+TX_TYPES = frozenset(
+    (
+        "AddValidatorTx AddSubnetValidatorTx AddDelegatorTx CreateChainTx CreateSubnetTx "
+        "ImportTx ExportTx AdvanceTimeTx RewardValidatorTx RemoveSubnetValidatorTx "
+        "TransformSubnetTx AddPermissionlessValidatorTx AddPermissionlessDelegatorTx BaseTx "
+        "TransferSubnetOwnershipTx ConvertSubnetToL1Tx RegisterL1ValidatorTx "
+        "SetL1ValidatorWeightTx DisableL1ValidatorTx IncreaseL1ValidatorBalanceTx UNKNOWN "
+        "CreateAssetTx OperationTx"
+    ).split()
+) | frozenset(
+    cls.__name__
+    for table in (PCHAIN_TABLE, XCHAIN_TABLE)
+    for cls in table.by_id.values()
+    if cls.__name__.endswith("Tx")
+)
+
+
+def _shown(value: str) -> str:
+    """The rejected value as a message quotes it: long input is cut, not echoed whole."""
+    return repr(value if len(value) <= 80 else value[:80] + "...")
+
 
 # fuji and testnet both denote the test network.
 HRP = {"mainnet": "avax", "fuji": "fuji", "testnet": "fuji"}
@@ -90,5 +116,26 @@ def l1_validation_id(chain_key: str, value: str | None) -> str | None:
     except (DecodeError, ValueError):
         raw = b""
     if len(raw) != 32:
-        raise bad_request(f"l1ValidationId: {value!r} is not a CB58 validation ID")
+        raise bad_request(f"l1ValidationId: {_shown(value)} is not a CB58 validation ID")
+    return cb58_encode(raw)
+
+
+def tx_types(values: list[str] | None) -> list[str]:
+    """Distinct, sorted; an unknown name is a 400 (it could only ever match nothing)."""
+    for t in values or ():
+        if t not in TX_TYPES:
+            raise bad_request(f"txTypes: {_shown(t)} is not a PrimaryNetworkTxType")
+    return sorted(set(values or ()))
+
+
+def asset_id(value: str | None) -> str | None:
+    """A CB58 32-byte asset ID, as the store keys it."""
+    if value is None:
+        return None
+    try:
+        raw = cb58_decode(value.strip())
+    except (DecodeError, ValueError):
+        raw = b""
+    if len(raw) != 32:
+        raise bad_request(f"assetId: {_shown(value)} is not a CB58 asset ID")
     return cb58_encode(raw)

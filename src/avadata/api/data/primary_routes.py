@@ -95,7 +95,7 @@ def _tx_list(
         raise bad_request("addresses: required by transactions:listStaking")
     if start is not None and end is not None and start > end:
         raise bad_request("startTimestamp: must not exceed endTimestamp")
-    types = sorted(set(tx_types or ())) or (list(STAKING_TYPES) if staking else [])
+    types = params.tx_types(tx_types) or (list(STAKING_TYPES) if staking else [])
     desc = sort_order != "asc"
     filters = {
         "chain": key,
@@ -302,6 +302,7 @@ def list_utxos(
     key = params.chain(net, blockchain_id)
     if assetId is not None and key != "X":
         raise bad_request("assetId: only on the X-chain")
+    asset = params.asset_id(assetId)
     addrs = params.addresses(net, key, addresses)
     if not addrs:
         raise bad_request("addresses: required")
@@ -310,7 +311,7 @@ def list_utxos(
     filters = {
         "chain": key,
         "addresses": addrs,
-        "asset": assetId,
+        "asset": asset,
         "min": minUtxoAmount,
         "spent": includeSpent,
         "by": "amount" if by_amount else "timestamp",
@@ -327,7 +328,7 @@ def list_utxos(
             desc=desc,
             include_spent=includeSpent,
             min_amount=minUtxoAmount,
-            asset_id=assetId,
+            asset_id=asset,
             by_amount=by_amount,
         )
         assets = Assets(net, key).load(conn, [r.asset_id for r in rows])
