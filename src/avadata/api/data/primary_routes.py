@@ -129,13 +129,7 @@ def _tx_list(
         )
         served, token = _utxo_threshold(served, token, utxos, pg)
         bodies = {r.tx_hash: orjson.loads(r.body) for r in served}
-        # An import names what it consumed. The writer now records such spends whatever
-        # order the chains were indexed in (pending spends); stores written before that
-        # kept no consumption on an export indexed after its import, so look them up.
-        wanted = {i: h for h, b in bodies.items() for i in shapes.imported_utxo_ids(b)}
-        have = {u.utxo_id for u in utxos}
-        imported = queries.utxos_by_ids(conn, [i for i in wanted if i not in have])
-        asset_ids = [u.asset_id for u in [*utxos, *imported]]
+        asset_ids = [u.asset_id for u in utxos]
         asset_ids += [a for b in bodies.values() for a in shapes.evm_assets(b)]
         assets = Assets(net, key).load(conn, asset_ids)
         l1_facts = shapes.L1Facts().load(conn, bodies.values()) if key == "P" else shapes.L1Facts()
@@ -147,19 +141,6 @@ def _tx_list(
         emitted[u.tx_hash].append(utxo_json(u, net, assets, key, as_string))
         if u.consuming_tx_hash is not None:
             consumed[u.consuming_tx_hash].append(utxo_json(u, net, assets, key, as_string))
-    by_hash = {r.tx_hash: r for r in served}
-    for u in [*imported, *(u for u in utxos if u.consuming_tx_hash is None)]:
-        importer = by_hash.get(wanted.get(u.utxo_id, ""))
-        if importer is None:
-            continue
-        j = utxo_json(u, net, assets, key, as_string)
-        j["consumedOnChainId"] = params.chain_id_of(net, key)
-        j["consumingTxHash"] = importer.tx_hash
-        j["consumingBlockNumber"] = str(importer.block_number)
-        j["consumingBlockTimestamp"] = int(importer.block_timestamp)
-        if key != "P":
-            j["consumingTxTimestamp"] = int(importer.block_timestamp)
-        consumed[importer.tx_hash].append(j)
     txs = []
     for r in served:
         body = bodies[r.tx_hash]

@@ -182,10 +182,6 @@ def utxo_json(
     return out
 
 
-def imported_utxo_ids(body: dict[str, Any]) -> list[str]:
-    return [str(i["utxoId"]) for i in body.get("importedInputs", ())]
-
-
 def evm_assets(body: dict[str, Any]) -> list[str]:
     return [str(io["assetId"]) for k in ("evmInputs", "evmOutputs") for io in body.get(k, ())]
 

@@ -149,13 +149,6 @@ def assets(conn: Connection, asset_ids: Sequence[str]) -> Sequence[Row[tuple[obj
     return conn.execute(select(primary_assets).where(primary_assets.c.asset_id.in_(ids))).all()
 
 
-def utxos_by_ids(conn: Connection, utxo_ids: Sequence[str]) -> Sequence[Row[tuple[object, ...]]]:
-    ids = sorted(set(utxo_ids))
-    if not ids:
-        return []
-    return conn.execute(select(primary_utxos).where(primary_utxos.c.utxo_id.in_(ids))).all()
-
-
 L1_DEFINING = ("ConvertSubnetToL1Tx", "RegisterL1ValidatorTx", "SetL1ValidatorWeightTx")
 
 
