@@ -117,3 +117,16 @@ def test_changing_page_size_keeps_the_walk(client: TestClient) -> None:
     rest = client.get(path, params={"pageSize": 100, "pageToken": first["nextPageToken"]}).json()
     whole = client.get(path, params={"pageSize": 100}).json()["transactions"]
     assert first["transactions"] + rest["transactions"] == whole
+
+
+def test_moved_token_is_the_same_query_at_another_position() -> None:
+    from avadata.api.paging import PageCodec, params_digest
+
+    codec = PageCodec(b"s" * 32)
+    digest = params_digest("latest-txs", {"chain": 1, "status": None})
+    first = codec.encode((90, 3), digest)
+    assert codec.decode(codec.moved(first, (7, 1)), digest, arity=2) == (7, 1)
+    with pytest.raises(ValueError):
+        PageCodec(b"t" * 32).moved(first, (7, 1))  # another server's secret
+    with pytest.raises(ValueError):
+        codec.moved(first, ("x", 1))  # a position of another shape

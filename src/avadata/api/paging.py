@@ -52,6 +52,18 @@ class PageCodec:
         raw = body + self._mac(body)
         return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
+    def moved(self, token: str, position: Sequence[int | str]) -> str:
+        """`token` (one of ours, checked) for the same query at another position: how a
+        benchmark reaches a deep page without knowing the filters the route hashed."""
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        body = raw[:-_MAC_LEN]
+        if not hmac.compare_digest(raw[-_MAC_LEN:], self._mac(body)):
+            raise ValueError("not a page token of this secret")
+        theirs = orjson.loads(body[1:-_DIGEST_LEN])
+        if [type(v) for v in theirs] != [type(v) for v in position]:
+            raise ValueError(f"the token's positions look like {theirs!r}, not {position!r}")
+        return self.encode(position, body[-_DIGEST_LEN:])
+
     def decode(self, token: str, digest: bytes, *, arity: int) -> Position:
         """The position inside `token`; raises a 400 ApiError saying why it cannot be used."""
         try:

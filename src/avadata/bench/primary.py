@@ -17,7 +17,6 @@ walking 999 pages first is not needed. Following the server's tokens reaches the
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import hashlib
 import multiprocessing
@@ -35,14 +34,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 from sqlalchemy import func, select
 
 from avadata.api import bench as api_bench
 from avadata.api.keystore import read_secret
 
 # The token layout is paging.py's; the bench re-signs a token, it does not invent one.
-from avadata.api.paging import _DIGEST_LEN, _MAC_LEN, PageCodec
+from avadata.api.paging import PageCodec
 from avadata.decode.codec import api
 from avadata.decode.codec.components import (
     AvaxBaseTx,
@@ -284,14 +282,12 @@ class ApiResult:
 
 
 def _deep_token(first_token: str, secret: bytes, position: tuple[int | str, ...]) -> str:
-    """The server's own page-1 token moved to `position`: same query digest (so the filters
+    """The server's own page-1 token moved to `position` (same query digest, so the filters
     the route hashes need not be known here), signed with the server's secret."""
-    raw = base64.urlsafe_b64decode(first_token + "=" * (-len(first_token) % 4))
-    digest = raw[-_MAC_LEN - _DIGEST_LEN : -_MAC_LEN]
-    theirs = orjson.loads(raw[1 : -_MAC_LEN - _DIGEST_LEN])
-    if [type(v) for v in theirs] != [type(v) for v in position]:
-        raise SystemExit(f"the server's positions look like {theirs!r}, not like {position!r}")
-    return PageCodec(secret).encode(position, digest)
+    try:
+        return PageCodec(secret).moved(first_token, position)
+    except ValueError as exc:
+        raise SystemExit(f"the server's page-1 token: {exc}") from None
 
 
 def _deep_positions(store: Store, rows_in: int) -> dict[str, tuple[int | str, ...]]:
