@@ -35,6 +35,7 @@ from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
 from avadata.store.schema import primary_cursors
 from tests.api.http import TestClient
+from tests.primary.test_api import _all as every_page
 from tests.support.devnet import start_seeded_chain
 from tests.support.dump import assert_same_rows, dump
 from tests.support.primary_world import served_node
@@ -155,17 +156,7 @@ def client(network: Network, killed: tuple[Engine, Any, Any]) -> Iterator[TestCl
 
 
 def _all(c: TestClient, path: str, key: str, **q: Any) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    token = None
-    while True:
-        params = dict(q, pageSize=100, **({"pageToken": token} if token else {}))
-        r = c.get(path, params=params)
-        assert r.status_code == 200, r.text
-        body = r.json()
-        out += body[key]
-        token = body.get("nextPageToken")
-        if token is None:
-            return out
+    return every_page(c, path, key, pageSize=100, **q)
 
 
 def test_kills_landed_in_every_chain(killed: tuple[Engine, list[dict[str, int]], Any]) -> None:

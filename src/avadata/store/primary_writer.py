@@ -87,26 +87,8 @@ def write_blocks(
         spends = [s for r in rows for s in r.spends]
         _park_imports(conn, [s for s in spends if s.get("imported")])
         _restore_spent_refunds(conn, blockchain_id, [s for s in spends if not s.get("imported")])
-        if spends:
-            # Spends in order after all inserts: a UTXO created and spent in one batch is found.
-            conn.execute(
-                update(primary_utxos)
-                .where(
-                    primary_utxos.c.utxo_id == bindparam("b_utxo_id"),
-                    primary_utxos.c.consuming_tx_hash.is_(None),
-                )
-                .values(_SPEND_VALUES),
-                [
-                    {
-                        "b_utxo_id": s["utxo_id"],
-                        "b_consumed_on": s["consumed_on"],
-                        "b_tx": s["consuming_tx_hash"],
-                        "b_block": s["consuming_block_number"],
-                        "b_ts": s["consuming_block_timestamp"],
-                    }
-                    for s in spends
-                ],
-            )
+        # Spends in order after all inserts: a UTXO created and spent in one batch is found.
+        _spend(conn, spends)
         _link_spenders(conn, [*(str(s["utxo_id"]) for s in spends), *applied])
         stmt = dialect.upsert(
             conn,
@@ -136,6 +118,30 @@ _SPEND_VALUES: dict[str, BindParameter[Any]] = {
 }
 
 
+def _spend(conn: Connection, spends: Sequence[Any]) -> None:
+    """Record who consumed each UTXO; a consumption once recorded is never overwritten."""
+    if not spends:
+        return
+    conn.execute(
+        update(primary_utxos)
+        .where(
+            primary_utxos.c.utxo_id == bindparam("b_utxo_id"),
+            primary_utxos.c.consuming_tx_hash.is_(None),
+        )
+        .values(_SPEND_VALUES),
+        [
+            {
+                "b_utxo_id": s["utxo_id"],
+                "b_consumed_on": s["consumed_on"],
+                "b_tx": s["consuming_tx_hash"],
+                "b_block": s["consuming_block_number"],
+                "b_ts": s["consuming_block_timestamp"],
+            }
+            for s in spends
+        ],
+    )
+
+
 def _chunks(items: Sequence[str], size: int = 500) -> list[Sequence[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
@@ -153,24 +159,7 @@ def _apply_pending(conn: Connection, exported_ids: Sequence[str]) -> list[str]:
         ).all()
         if not waiting:
             continue
-        conn.execute(
-            update(primary_utxos)
-            .where(
-                primary_utxos.c.utxo_id == bindparam("b_utxo_id"),
-                primary_utxos.c.consuming_tx_hash.is_(None),
-            )
-            .values(_SPEND_VALUES),
-            [
-                {
-                    "b_utxo_id": w.utxo_id,
-                    "b_consumed_on": w.consumed_on,
-                    "b_tx": w.consuming_tx_hash,
-                    "b_block": w.consuming_block_number,
-                    "b_ts": w.consuming_block_timestamp,
-                }
-                for w in waiting
-            ],
-        )
+        _spend(conn, [w._mapping for w in waiting])
         conn.execute(
             delete(primary_pending_spends).where(p.utxo_id.in_([w.utxo_id for w in waiting]))
         )

@@ -105,19 +105,24 @@ def chain_id_of(net: str, key: str) -> str:
     return key
 
 
+def _id32(name: str, value: str, what: str) -> str:
+    """A CB58 32-byte ID, re-encoded as the store keys it; a 400 naming `name` otherwise."""
+    try:
+        raw = cb58_decode(value.strip())
+    except (DecodeError, ValueError):
+        raw = b""
+    if len(raw) != 32:
+        raise bad_request(f"{name}: {_shown(value)} is not a CB58 {what}")
+    return cb58_encode(raw)
+
+
 def l1_validation_id(chain_key: str, value: str | None) -> str | None:
     """The seed's rule 2: a CB58 validation ID (32 bytes), on the P-chain only."""
     if value is None:
         return None
     if chain_key != "P":
         raise bad_request("l1ValidationId: only on the P-chain")
-    try:
-        raw = cb58_decode(value.strip())
-    except (DecodeError, ValueError):
-        raw = b""
-    if len(raw) != 32:
-        raise bad_request(f"l1ValidationId: {_shown(value)} is not a CB58 validation ID")
-    return cb58_encode(raw)
+    return _id32("l1ValidationId", value, "validation ID")
 
 
 def tx_types(values: list[str] | None) -> list[str]:
@@ -130,12 +135,4 @@ def tx_types(values: list[str] | None) -> list[str]:
 
 def asset_id(value: str | None) -> str | None:
     """A CB58 32-byte asset ID, as the store keys it."""
-    if value is None:
-        return None
-    try:
-        raw = cb58_decode(value.strip())
-    except (DecodeError, ValueError):
-        raw = b""
-    if len(raw) != 32:
-        raise bad_request(f"assetId: {_shown(value)} is not a CB58 asset ID")
-    return cb58_encode(raw)
+    return None if value is None else _id32("assetId", value, "asset ID")
