@@ -37,11 +37,12 @@ from avadata.api.deps import (
 )
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
+from avadata.api.fastroute import FastRoute
 from avadata.store.queries import balances as queries
 from avadata.store.queries import blocks as block_queries
 from avadata.store.queries.chains import ChainRow
 
-router = APIRouter(tags=["EVM balances"])
+router = APIRouter(tags=["EVM balances"], route_class=FastRoute)
 
 
 def _priced(

@@ -26,11 +26,12 @@ from avadata.api.deps import (
 )
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.fastroute import FastRoute
 from avadata.store.queries import blocks as queries
 from avadata.store.queries import evm_txs as tx_queries
 from avadata.store.queries.keyset import AnyRow
 
-router = APIRouter(tags=["EVM blocks"])
+router = APIRouter(tags=["EVM blocks"], route_class=FastRoute)
 
 _HASH_RE = re.compile(r"^0x[0-9a-fA-F]{64}$")
 

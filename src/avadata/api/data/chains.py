@@ -14,11 +14,12 @@ from avadata.api.data.models import ChainInfo, DataListChainsResponse
 from avadata.api.deps import ChainIdPath, State, chain_conn, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
+from avadata.api.fastroute import FastRoute
 from avadata.settings import Settings
 from avadata.store.queries import chains as queries
 from avadata.store.queries.chains import ChainRow
 
-router = APIRouter(tags=["EVM chains"])
+router = APIRouter(tags=["EVM chains"], route_class=FastRoute)
 
 
 def chain_info(row: ChainRow, settings: Settings) -> ChainInfo:

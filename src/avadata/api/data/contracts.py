@@ -25,10 +25,11 @@ from avadata.api.deps import (
 )
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
+from avadata.api.fastroute import FastRoute
 from avadata.store.queries import contracts as queries
 from avadata.store.queries.keyset import AnyRow
 
-router = APIRouter(tags=["EVM contracts"])
+router = APIRouter(tags=["EVM contracts"], route_class=FastRoute)
 
 
 def deployed_contract(row: AnyRow) -> AnyContract:

@@ -29,10 +29,11 @@ from avadata.api.deps import (
 )
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
+from avadata.api.fastroute import FastRoute
 from avadata.store.queries import internals as queries
 from avadata.store.queries.keyset import AnyRow
 
-router = APIRouter(tags=["EVM internal transactions"])
+router = APIRouter(tags=["EVM internal transactions"], route_class=FastRoute)
 
 _OPS = frozenset(
     {"UNKNOWN", "CALL", "CREATE", "CREATE2", "CREATE3", "CALLCODE", "DELEGATECALL", "STATICCALL"}

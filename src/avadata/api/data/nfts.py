@@ -22,10 +22,11 @@ from avadata.api.deps import (
 )
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
+from avadata.api.fastroute import FastRoute
 from avadata.store.queries import nfts as queries
 from avadata.store.queries.keyset import AnyRow
 
-router = APIRouter(tags=["NFTs"])
+router = APIRouter(tags=["NFTs"], route_class=FastRoute)
 
 
 def _collection_token(r: AnyRow) -> Erc721Token | Erc1155Token:

@@ -15,10 +15,11 @@ from avadata.api.data.shapes import rich
 from avadata.api.deps import ChainIdPath, PageSize, PageToken, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
+from avadata.api.fastroute import FastRoute
 from avadata.store.queries import evm_txs as queries
 from avadata.store.queries.keyset import AnyRow
 
-router = APIRouter(tags=["EVM transactions"])
+router = APIRouter(tags=["EVM transactions"], route_class=FastRoute)
 
 # The names the reference gives these two kinds when no signature applies.
 _DEFAULT_METHOD_NAMES = {

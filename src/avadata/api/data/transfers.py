@@ -29,9 +29,10 @@ from avadata.api.deps import (
 )
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
+from avadata.api.fastroute import FastRoute
 from avadata.store.queries import transfers as queries
 
-router = APIRouter(tags=["EVM transfers"])
+router = APIRouter(tags=["EVM transfers"], route_class=FastRoute)
 
 
 def _position(r: Any) -> tuple[int, int, int]:
