@@ -198,3 +198,59 @@ def test_p_chain_listing_carries_staking_and_chain_facts(
 
 def records_of(sim: PrimarySim) -> dict[str, Any]:
     return {r.tx_id: r for r in sim.records}
+
+
+def test_the_indexers_formula_rewards_equal_the_ledgers_without_the_nodes_figures(
+    world: tuple[TestClient, PrimarySim],
+) -> None:
+    """The supply replay (anchored by platform.getCurrentSupply) gives every primary staker
+    the potential reward the simulator fixed when it added it, aborted ones included; with
+    the node's current-staker snapshot gone, the API serves those figures."""
+    from sqlalchemy import delete, insert, select
+
+    from avadata.store.engine import make_engine
+    from avadata.store.schema import primary_staker_live, primary_validations
+
+    c, sim = world
+    state = sim.p.state
+    engine = make_engine(c.app.state.avadata.settings.db_url)  # the app's is read-only
+    v = primary_validations.c
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(v.tx_hash, v.formula_reward, v.reward_committed).where(
+                v.kind.in_(("validator", "delegator"))
+            )
+        ).all()
+        live_rows = [dict(r._mapping) for r in conn.execute(select(primary_staker_live))]
+    ledger = {cb58_encode(tx): p for tx, p in state.potential_rewards.items()}
+    assert len(ledger) > 10 and all(p > 0 for p in ledger.values())
+    assert {r.tx_hash: int(r.formula_reward) for r in rows} == ledger
+    assert any(r.reward_committed is False for r in rows)  # forfeits moved the supply too
+    assert live_rows
+    with engine.begin() as conn:
+        conn.execute(delete(primary_staker_live))
+    try:
+        txs: list[dict[str, Any]] = []
+        token = None
+        while True:
+            params: dict[str, Any] = {"pageSize": 100, **({"pageToken": token} if token else {})}
+            body = c.get("/v1/networks/fuji/blockchains/p-chain/transactions", params=params)
+            txs += body.json()["transactions"]
+            token = body.json().get("nextPageToken")
+            if token is None:
+                break
+        staking = {t["txHash"]: t for t in txs if t["txHash"] in ledger}
+        assert staking.keys() == ledger.keys()
+        for tx_hash, t in staking.items():
+            assert t["estimatedReward"] == str(ledger[tx_hash])
+        active = 0
+        for n in sim.keys.nodes:
+            for p in periods(c, node_id_str(n.node_id), validationStatus="active"):
+                if p["txHash"] in ledger:
+                    pr = p["potentialRewards"]["validationRewardAmount"]
+                    assert pr == str(ledger[p["txHash"]])
+                    active += 1
+        assert active
+    finally:
+        with engine.begin() as conn:
+            conn.execute(insert(primary_staker_live), live_rows)

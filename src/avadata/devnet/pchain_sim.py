@@ -353,6 +353,7 @@ class PChainSim:
         tx_id = self._apply_base(tx, spend)
         reward = potential_reward(end - start, weight, self.state.supply)
         self.state.supply += reward
+        self.state.potential_rewards[tx_id] = reward
         self.state.stakers[tx_id] = Staker(
             tx_id,
             "validator",
@@ -388,6 +389,7 @@ class PChainSim:
         tx_id = self._apply_base(tx, spend)
         reward = potential_reward(end - start, weight, self.state.supply)
         self.state.supply += reward
+        self.state.potential_rewards[tx_id] = reward
         self.state.stakers[tx_id] = Staker(
             tx_id,
             "delegator",

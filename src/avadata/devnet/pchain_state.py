@@ -110,6 +110,9 @@ class PChainState:
     # disabling or removing tx ID -> (output index, amount, owner) of the balance refunded to
     # the validator's remainingBalanceOwner: the ledger tests check the indexer against
     refunds: dict[bytes, tuple[int, int, PChainOwner]] = field(default_factory=dict)
+    # staking tx ID -> the potential reward fixed when it was added, kept after it ends: the
+    # ledger the indexer's own reward-formula replay is checked against
+    potential_rewards: dict[bytes, int] = field(default_factory=dict)
 
     def current_stakers(self, kind: str | None = None, subnet: bytes | None = None) -> list[Staker]:
         return [

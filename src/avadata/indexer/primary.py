@@ -31,6 +31,7 @@ from avadata.decode.primary_rows import BlockRows, block_rows, utxo_row
 from avadata.errors import AvadataError, RpcTransportError
 from avadata.sources.index_api import IndexApiSource, decode_hex_bytes, index_url
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
+from avadata.store.primary_supply import estimate_rewards, save_supply_anchor
 from avadata.store.primary_writer import (
     get_primary_cursor,
     l1_validations_to_ask,
@@ -149,9 +150,14 @@ async def index_node(
                     await index_chain(
                         engine, IndexApiSource(vertices), "X", "X", cursor_key=X_VERTEX_CURSOR
                     )
+                if chain == "P":
+                    # Asked before the pass, so the pass indexes every block up to its height.
+                    await snapshot_supply(engine, platform)
                 await index_chain(
                     engine, IndexApiSource(client), chain, chain, batch=batch, platform=platform
                 )
+                if chain == "P":
+                    estimate_rewards(engine)
             await snapshot_stakers(engine, platform)
             await snapshot_l1_validators(engine, platform)
             if once:
@@ -212,6 +218,7 @@ async def attach_rewards(
             staker = opened.get(x["b_tx_hash"], {})
             kind = staker.get("kind")
             x["validation_reward"] = x["delegation_reward"] = None
+            x["reward_committed"] = committed
             answer = paid.get(x["b_tx_hash"])
             if answer is None or kind is None:
                 continue
@@ -325,6 +332,16 @@ async def attach_refunds(
                     }
                 )
             r.utxos.append(row)
+
+
+async def snapshot_supply(engine: Engine, platform: JsonRpcClient) -> None:
+    """The node's P-chain supply at its height: the anchor of the supply replay that gives
+    every primary staker's potential reward. A node without the method leaves the last one."""
+    try:
+        answer = await platform.call("platform.getCurrentSupply", {})
+    except AvadataError:
+        return
+    save_supply_anchor(engine, int(answer["supply"]), int(answer["height"]))
 
 
 async def snapshot_stakers(engine: Engine, platform: JsonRpcClient) -> None:

@@ -330,6 +330,7 @@ def _write_stakers(conn: Connection, rows: Sequence[BlockRows]) -> None:
                 reward_timestamp=bindparam("reward_timestamp"),
                 validation_reward=bindparam("validation_reward"),
                 delegation_reward=bindparam("delegation_reward"),
+                reward_committed=bindparam("reward_committed"),
             ),
             rewarded,
         )

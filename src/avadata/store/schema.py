@@ -587,8 +587,25 @@ primary_validations = Table(
     Column("delegation_reward", U256()),
     Column("remove_tx_hash", String(64)),
     Column("remove_timestamp", BigInteger),
+    # Whether the RewardValidatorTx was committed (paid) or aborted; NULL until it ends.
+    Column("reward_committed", Boolean(create_constraint=False)),
+    # Primary stakers: the reward formula's potential reward, with the supply replayed from
+    # the staking history (decode/primary_supply.py); NULL until the node's supply anchors it.
+    Column("formula_reward", U256()),
     PrimaryKeyConstraint("tx_hash"),
     Index(None, "node_id", "start_ts", "tx_hash"),
+)
+
+# The P-chain supply the node reported (platform.getCurrentSupply) at a height, and the
+# supply before the first indexed block that the replay found to reach it.
+primary_supply = Table(
+    "primary_supply",
+    metadata,
+    Column("subnet_id", String(64), nullable=False),
+    Column("supply", U256(), nullable=False),
+    Column("height", BigInteger, nullable=False),
+    Column("start_supply", U256()),
+    PrimaryKeyConstraint("subnet_id"),
 )
 
 # What only the node knows about current stakers (platform.getCurrentValidators), replaced

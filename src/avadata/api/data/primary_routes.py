@@ -176,13 +176,16 @@ def _tx_list(
 
 def _staking_extras(facts: Any) -> dict[str, Any]:
     """What a staking tx's period adds: the reward tx once rewarded, the reward addresses,
-    and estimatedReward: the node's potential reward while the period is current, the
-    reward it paid once completed (nothing when neither is known)."""
+    and estimatedReward: the potential reward the formula gives the staker (the node's own
+    figure while the period is current, else the indexer's supply replay), else the reward
+    paid (nothing when none is known)."""
     out: dict[str, Any] = {"rewardAddresses": orjson.loads(facts.reward_addresses)}
     if facts.reward_tx_hash is not None:
         out["rewardTxHash"] = facts.reward_tx_hash
     if facts.potential_reward is not None:
         out["estimatedReward"] = str(int(facts.potential_reward))
+    elif facts.formula_reward is not None:
+        out["estimatedReward"] = str(int(facts.formula_reward))
     elif facts.validation_reward is not None:
         out["estimatedReward"] = str(int(facts.validation_reward))
     return out

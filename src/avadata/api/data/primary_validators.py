@@ -39,6 +39,14 @@ def _bls(row: Any) -> dict[str, Any]:
     return {"blsCredentials": {"publicKey": row.bls_public_key, "proofOfPossession": row.bls_pop}}
 
 
+def _potential(row: Any) -> int:
+    # The node's figure, else the indexer's replay of the formula; 0 when neither is known.
+    for known in (row.potential_reward, row.formula_reward):
+        if known is not None:
+            return int(known)
+    return 0
+
+
 def period_json(
     row: Any, status: str, delegators: list[Any], total_active: int, now: int
 ) -> dict[str, Any]:
@@ -64,7 +72,7 @@ def period_json(
                 # Unknown without the node's snapshot: 0, never a guess above it.
                 "uptimePerformance": float(row.uptime) if row.uptime is not None else 0.0,
                 "potentialRewards": {
-                    "validationRewardAmount": str(int(row.potential_reward or 0)),
+                    "validationRewardAmount": str(_potential(row)),
                     "delegationRewardAmount": str(int(row.delegatee_reward or 0)),
                     "rewardAddresses": orjson.loads(row.reward_addresses),
                 },

@@ -10,7 +10,8 @@ Stage: devnet facade. Reads the PrimarySim's P-chain state under the node's lock
   permissioned subnet: its subnet validators, `validationID` the add-validator tx ID, always
   active. Uptime and connection follow uptime.py's rule, measured up to the node's clock.
 - POST /ext/bc/P (and /ext/P): `platform.getBlockchains`, `platform.getSubnets`,
-  `platform.getHeight`, `platform.getTimestamp`, and what an indexer needs from the node
+  `platform.getHeight`, `platform.getTimestamp`, `platform.getCurrentSupply` (the supply
+  the simulator moves as avalanchego does, at its height), and what an indexer needs from the node
   beyond the blocks: `platform.getRewardUTXOs` (the reward UTXOs a committed
   RewardValidatorTx paid a staker, kept after they are spent), `platform.getUTXOs` (the
   unspent UTXOs of addresses, paged as avalanchego pages them: how an indexer learns the L1
@@ -173,6 +174,11 @@ def platform_methods(
     def height(params: dict[str, Any]) -> dict[str, str]:
         with lock:
             return {"height": str(view().p.state.height)}
+
+    def current_supply(params: dict[str, Any]) -> dict[str, str]:
+        with lock:
+            state = view().p.state
+            return {"supply": str(state.supply), "height": str(state.height)}
 
     def timestamp(params: dict[str, Any]) -> dict[str, str]:
         with lock:
@@ -365,6 +371,7 @@ def platform_methods(
         "getBlockchains": blockchains,
         "getSubnets": subnets,
         "getHeight": height,
+        "getCurrentSupply": current_supply,
         "getTimestamp": timestamp,
     }
 

@@ -114,7 +114,7 @@ def active_stake(conn: Connection, subnet_id: str, now: int) -> int:
 
 def staking_facts(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, Any]:
     """Period facts of the staking txs among `tx_hashes` (reward tx, rewards, the node's
-    potential reward while current), by tx hash."""
+    potential reward while current, the formula's), by tx hash."""
     if not tx_hashes:
         return {}
     live = primary_staker_live.c
@@ -124,6 +124,7 @@ def staking_facts(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, Any]:
             v.reward_tx_hash,
             v.reward_addresses,
             v.validation_reward,
+            v.formula_reward,
             live.potential_reward,
         )
         .outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
