@@ -17,10 +17,12 @@ import pytest
 from avadata.api.app import create_app
 from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
 from avadata.decode.codec.ids import (
+    address_from_pubkey,
     bech32_address,
     cb58_encode,
     eth_address_from_pubkey,
     node_id_str,
+    parse_bech32_address,
 )
 from avadata.devnet import primary_node
 from avadata.devnet.cchain_atomic import FEE as C_ATOMIC_FEE
@@ -554,3 +556,23 @@ def test_refund_utxos_from_the_node(world: World) -> None:
         held = {(coin.tx_id, coin.index, coin.amount) for coin in sim.p.utxos.owned(owner)}
         assert {(u.tx_id, u.output_index, u.output.amount) for u in got} == held
         assert held
+
+
+def test_consumed_utxos_carry_the_credentials_that_unlocked_them(world: World) -> None:
+    """Every UTXO a P, X or C-chain tx consumed carries the signatures of that tx's credential
+    for it, each with the key it recovers: a key of one of the UTXO's owners (their address is
+    the key's hash), one per signature the owners' threshold asks for."""
+    c, _ = world
+    seen = 0
+    for chain in ("p-chain", "x-chain", "c-chain"):
+        for t in every_tx(c, chain):
+            for u in t["consumedUtxos"]:
+                owners = {parse_bech32_address(a)[2] for a in u["addresses"]}
+                creds = u["credentials"]
+                assert len(creds) == u["threshold"], (t["txHash"], u)
+                for cred in creds:
+                    key = bytes.fromhex(cred["publicKey"].removeprefix("0x"))
+                    assert address_from_pubkey(key) in owners
+                    assert len(bytes.fromhex(cred["signature"].removeprefix("0x"))) == 65
+                seen += 1
+    assert seen > 100

@@ -50,7 +50,7 @@ from avadata.decode.codec.warp import (
     validation_id_of_conversion,
     validation_id_of_registration,
 )
-from avadata.decode.codec.xchain import XCHAIN_TABLE, CreateAssetTx, Vertex
+from avadata.decode.codec.xchain import XCHAIN_TABLE, CreateAssetTx, OperationTx, Vertex
 from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
 from avadata.decode.primary_blocks import BlockFacts
 from avadata.decode.primary_stakers import StakerRows, staker_rows
@@ -284,7 +284,7 @@ def evm_addresses(unsigned: Any) -> list[str]:
     return []
 
 
-def evm_credential(signature: str, digest: bytes) -> dict[str, str]:
+def utxo_credential(signature: str, digest: bytes) -> dict[str, str]:
     """A UtxoCredential: the signature and the compressed secp256k1 key it recovers over the
     sha256 of the unsigned tx (0x hex, as the signature). The chain verified it when it
     accepted the tx; a signature that recovers no key is served without one."""
@@ -293,6 +293,27 @@ def evm_credential(signature: str, digest: bytes) -> dict[str, str]:
     except ValueError:
         return {"signature": signature}
     return {"signature": signature, "publicKey": "0x" + key.hex()}
+
+
+def spend_credentials(
+    unsigned: Any, credentials: list[dict[str, Any]], digest: bytes
+) -> dict[str, list[dict[str, str]]]:
+    """The UtxoCredentials that unlocked each consumed UTXO, by UTXO ID. avalanchego lines the
+    credentials up with the inputs, then the imported inputs, then one per operation (which
+    covers all of that operation's UTXOs); a subnet-auth credential comes after them all."""
+    base = getattr(unsigned, "base", None)
+    inputs = [*getattr(base, "inputs", ()), *getattr(unsigned, "imported_inputs", ())]
+    groups = [[utxo_id(i.tx_id, i.output_index)] for i in inputs]
+    if isinstance(unsigned, OperationTx):
+        groups += [
+            [utxo_id(u.tx_id, u.output_index) for u in op.utxo_ids] for op in unsigned.operations
+        ]
+    out: dict[str, list[dict[str, str]]] = {}
+    for group, cred in zip(groups, credentials, strict=False):
+        unlocked = [utxo_credential(sig, digest) for sig in cred.get("signatures", ())]
+        for spent in group:
+            out[cb58_encode(spent)] = unlocked
+    return out
 
 
 def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> BlockRows:
@@ -308,8 +329,11 @@ def block_rows(chain: str, blockchain_id: str, facts: BlockFacts, ts: int) -> Bl
             digest = sha256(tx.unsigned_bytes(table))
             for evm_in, cred in zip(body.get("evmInputs", ()), credentials, strict=False):
                 evm_in["credentials"] = [
-                    evm_credential(s, digest) for s in cred.get("signatures", ())
+                    utxo_credential(s, digest) for s in cred.get("signatures", ())
                 ]
+        elif credentials:
+            digest = sha256(tx.unsigned_bytes(table))
+            body["_spendCredentials"] = spend_credentials(tx.unsigned, credentials, digest)
         base = getattr(tx.unsigned, "base", tx.unsigned)
         hrp = hrp_for_network(int(getattr(base, "network_id", 1)))
         created = [(u, False) for u in produced(tx.unsigned, tx_id)]

@@ -144,6 +144,10 @@ def _tx_list(
     txs = []
     for r in served:
         body = bodies[r.tx_hash]
+        unlocked = body.pop("_spendCredentials", {})
+        for u in consumed.get(r.tx_hash, ()):
+            if u["utxoId"] in unlocked:
+                u["credentials"] = unlocked[u["utxoId"]]
         body.update(
             {
                 "txHash": r.tx_hash,
