@@ -145,9 +145,9 @@ def _tx_list(
     for r in served:
         body = bodies[r.tx_hash]
         unlocked = body.pop("_spendCredentials", {})
-        for u in consumed.get(r.tx_hash, ()):
-            if u["utxoId"] in unlocked:
-                u["credentials"] = unlocked[u["utxoId"]]
+        for spent in consumed.get(r.tx_hash, ()):
+            if spent["utxoId"] in unlocked:
+                spent["credentials"] = unlocked[spent["utxoId"]]
         body.update(
             {
                 "txHash": r.tx_hash,
