@@ -5,10 +5,24 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, PrimaryKeyConstraint, String, Table, select, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    bindparam,
+    event,
+    func,
+    literal,
+    select,
+    text,
+    tuple_,
+)
+from sqlalchemy.exc import DBAPIError, StatementError
 
-from avadata.store import dialect, make_engine, make_reader_engine
+from avadata.store import dialect, make_engine, make_reader_engine, migrate
 from avadata.store.coltypes import I256, U256
 from avadata.store.schema import chains
 
@@ -210,3 +224,102 @@ def test_latest_before_seeks_the_last_row_under_the_block(engine):
         assert got == {("0xa", 2**256 - 1): -5, ("0xb", 0): 30}
         assert dialect.latest_before(conn, t, ("token", "token_id"), "balance", 1, 2, keys) == {}
         assert dialect.latest_before(conn, t, ("token", "token_id"), "balance", 1, 10, []) == {}
+
+
+def _read_cases(t):
+    """Statements of the shapes the API prepares: typed and untyped parameters, U256/I256 both
+    ways, a Boolean, row-value keyset bounds, internal literals (LIMIT/OFFSET, literal()), a
+    scalar subquery, and an expanding IN (which keeps SQLAlchemy's path)."""
+    c = t.c
+    keyset = tuple_(c.block_number, c.token_id) < tuple_(
+        bindparam("k0", type_=c.block_number.type), bindparam("k1", type_=c.token_id.type)
+    )
+    latest = (
+        select(func.max(c.block_number))
+        .where(c.chain_id == bindparam("chain"), c.token == c.token)
+        .scalar_subquery()
+    )
+    return [
+        (
+            select(t)
+            .where(c.chain_id == bindparam("chain"), keyset)
+            .order_by(c.block_number.desc(), c.token_id.desc())
+            .limit(bindparam("limit")),
+            {"chain": 1, "k0": 9, "k1": 2**256 - 1, "limit": 3},
+        ),
+        (
+            select(c.token, (c.balance > 0).label("positive"), literal(7).label("seven"))
+            .where(c.balance >= bindparam("least", type_=c.balance.type))
+            .order_by(c.token, c.block_number)
+            .limit(2)
+            .offset(1),
+            {"least": -(2**255)},
+        ),
+        (select(latest.label("latest"), c.note).where(c.chain_id == 1).limit(1), {"chain": 1}),
+        (
+            select(c.token, c.balance).where(c.token.in_(bindparam("tokens", expanding=True))),
+            {"tokens": ["0xa", "0xb"]},
+        ),
+        (select(c.token).where(c.chain_id == bindparam("chain")), {"chain": 3}),
+    ]
+
+
+def test_read_rows_reads_what_execute_reads(engine):
+    t = _ledger(engine)
+    cols = ("chain_id", "token", "token_id", "block_number", "balance")
+    rows = [(1, "0xa", 2**256 - 1, n, n - 6) for n in (2, 5, 9)]
+    rows += [(1, "0xb", 0, 3, 2**255), (1, "0xb", 2**200, 9, -(2**255)), (2, "0xa", 1, 1, 0)]
+    with engine.begin() as conn:
+        dialect.bulk_insert_ignore(conn, t, cols, rows)
+    with engine.connect() as conn:
+        for stmt, params in _read_cases(t):
+            expected = conn.execute(stmt, params)
+            keys, got = dialect.read_rows(conn, stmt, params)
+            assert keys == tuple(expected.keys())
+            assert [tuple(r) for r in got] == [tuple(r) for r in expected], str(stmt)
+            # A second run of the same statement object (prepared once) reads the same.
+            assert [tuple(r) for r in dialect.read_rows(conn, stmt, params)[1]] == [
+                tuple(r) for r in got
+            ]
+        # A missing parameter is an error on both paths (SQLAlchemy's StatementError, or the
+        # prepared path's KeyError).
+        with pytest.raises((KeyError, StatementError)):
+            dialect.read_rows(conn, _read_cases(t)[0][0], {"chain": 1})
+
+
+def test_read_rows_reads_one_snapshot_per_connection_use(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    writer = make_engine(url)
+    migrate(writer)
+    reader = make_reader_engine(url)
+    stmt = select(func.count()).select_from(chains).where(chains.c.chain_id > bindparam("low"))
+    try:
+        with reader.connect() as conn:
+            assert dialect.read_rows(conn, stmt, {"low": 0})[1] == [(0,)]
+            assert conn.in_transaction()
+            with writer.begin() as w:
+                w.execute(chains.insert().values(chain_id=1, name="c", blockchain_id="b"))
+            # Still the snapshot of the first read, as with conn.execute().
+            assert dialect.read_rows(conn, stmt, {"low": 0})[1] == [(0,)]
+        with reader.connect() as conn:
+            assert dialect.read_rows(conn, stmt, {"low": 0})[1] == [(1,)]
+    finally:
+        reader.dispose()
+        writer.dispose()
+
+
+def test_read_rows_goes_through_execute_when_statements_are_watched(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    writer = make_engine(url)
+    migrate(writer)
+    writer.dispose()
+    reader = make_reader_engine(url)
+    seen: list[str] = []
+    event.listen(reader, "before_cursor_execute", lambda *a: seen.append(a[2]))
+    stmt = select(chains.c.name).where(chains.c.chain_id == bindparam("id"))
+    try:
+        with reader.connect() as conn:
+            assert dialect.read_rows(conn, stmt, {"id": 1})[1] == []
+    finally:
+        reader.dispose()
+    assert [s for s in seen if s.startswith("SELECT")] == [str(stmt.compile(reader))]

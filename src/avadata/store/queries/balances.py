@@ -14,7 +14,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, func, literal, select, tuple_
 
-from avadata.store.queries.keyset import AnyRow, records
+from avadata.store.dialect import read_rows
+from avadata.store.queries.keyset import AnyRow, fetch, fetch_scalar
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.schema import erc20_balances, erc721_owners, native_balances, tokens
 
@@ -33,9 +34,7 @@ _NATIVE_AT = (
 
 def native_at(conn: Connection, chain_id: int, address: str, block: int) -> int | None:
     """The last recorded native balance at or before `block`; None when none was recorded."""
-    found = conn.execute(
-        _NATIVE_AT, {"chain": chain_id, "address": address, "block": block}
-    ).scalar()
+    found = fetch_scalar(conn, _NATIVE_AT, {"chain": chain_id, "address": address, "block": block})
     return None if found is None else int(found)
 
 
@@ -135,10 +134,10 @@ def erc20_at(
         k = limit - len(found)
         if wanted is not None:
             probe = [t for t in wanted if t > cursor][:k]
-            rows = [(t, conn.execute(_WANTED, {**params, "token": t}).scalar()) for t in probe]
+            rows = [(t, fetch_scalar(conn, _WANTED, {**params, "token": t})) for t in probe]
         else:
-            got = conn.execute(_next_tokens(), {**params, "after": cursor, "k": k})
-            rows = [(str(r.token), r.balance) for r in got]
+            got = read_rows(conn, _next_tokens(), {**params, "after": cursor, "k": k})[1]
+            rows = [(str(token), balance) for token, balance in got]
         for token, balance in rows:
             # Zero balances (sold out) are skipped; the next round asks from where this ended.
             if balance is not None and int(balance) > 0:
@@ -206,4 +205,4 @@ def erc721_owned(
     params["limit"] = limit
     if after is not None:
         params.update(k0=str(after[0]), k1=int(after[1]))
-    return records(conn.execute(_owned(contract is not None, after is not None), params))
+    return fetch(conn, _owned(contract is not None, after is not None), params)

@@ -11,7 +11,13 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, func, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params, records
+from avadata.store.queries.keyset import (
+    AnyRow,
+    after_desc_param,
+    fetch,
+    fetch_scalar,
+    position_params,
+)
 from avadata.store.schema import evm_blocks
 
 
@@ -31,7 +37,7 @@ def list_blocks(
     params: dict[str, Any] = {"chain": chain_id, "limit": limit}
     if after is not None:
         params.update(position_params(after))
-    return records(conn.execute(_list(after is not None), params))
+    return fetch(conn, _list(after is not None), params)
 
 
 _B = evm_blocks.c
@@ -47,9 +53,9 @@ def block_number(
 ) -> int | None:
     """The number of the stored block with this number or (lower-case) hash; None if absent."""
     if number is not None:
-        found = conn.execute(_BY_NUMBER, {"chain": chain_id, "number": number}).scalar()
+        found = fetch_scalar(conn, _BY_NUMBER, {"chain": chain_id, "number": number})
     elif block_hash is not None:
-        found = conn.execute(_BY_HASH, {"chain": chain_id, "hash": block_hash}).scalar()
+        found = fetch_scalar(conn, _BY_HASH, {"chain": chain_id, "hash": block_hash})
     else:
         raise ValueError("give number or block_hash")
     return None if found is None else int(found)
@@ -57,5 +63,5 @@ def block_number(
 
 def latest_number(conn: Connection, chain_id: int) -> int | None:
     """The highest stored block number of the chain (a backwards index probe)."""
-    found = conn.execute(_LATEST, {"chain": chain_id}).scalar()
+    found = fetch_scalar(conn, _LATEST, {"chain": chain_id})
     return None if found is None else int(found)

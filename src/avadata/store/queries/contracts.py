@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params, records
+from avadata.store.queries.keyset import AnyRow, after_desc_param, fetch, position_params
 from avadata.store.schema import contracts, tokens
 
 
@@ -49,4 +49,4 @@ def deployed_by(
     params: dict[str, Any] = {"chain": chain_id, "deployer": deployer, "limit": limit}
     if after is not None:
         params.update(position_params(after))
-    return records(conn.execute(_deployed_by(after is not None), params))
+    return fetch(conn, _deployed_by(after is not None), params)

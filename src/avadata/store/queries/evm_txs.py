@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, after_desc_param, position_params, records
+from avadata.store.queries.keyset import AnyRow, after_desc_param, fetch, position_params
 from avadata.store.schema import evm_txs
 
 _C = evm_txs.c
@@ -41,7 +41,7 @@ def list_latest(
         params["success"] = success
     if after is not None:
         params.update(position_params(after))
-    return records(conn.execute(_latest(success is not None, after is not None), params))
+    return fetch(conn, _latest(success is not None, after is not None), params)
 
 
 @functools.cache
@@ -66,4 +66,4 @@ def list_in_block(
     params: dict[str, Any] = {"chain": chain_id, "number": number, "limit": limit}
     if after is not None:
         params["k0"] = int(after[0])
-    return records(conn.execute(_in_block(after is not None, limit is not None), params))
+    return fetch(conn, _in_block(after is not None, limit is not None), params)

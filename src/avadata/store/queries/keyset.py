@@ -14,6 +14,8 @@ from typing import Any, TypeAlias, cast
 
 from sqlalchemy import ColumnElement, Connection, Result, Row, Select, bindparam, literal, tuple_
 
+from avadata.store.dialect import read_rows
+
 # A result row of any width (SQLAlchemy 2.1 types rows by their column tuple).
 AnyRow: TypeAlias = Row[*tuple[Any, ...]]
 
@@ -30,6 +32,20 @@ def records(result: Result[Any]) -> list[AnyRow]:
     block of 50 transactions that was 0.34 of the 0.42 ms spent shaping them."""
     make = _record_type(tuple(result.keys()))._make
     return cast(list[AnyRow], [make(row) for row in result])
+
+
+def fetch(conn: Connection, stmt: Select[Any], params: dict[str, Any]) -> list[AnyRow]:
+    """`records(conn.execute(stmt, params))` for a statement built once: on SQLite it runs
+    prepared, through the driver (dialect.read_rows)."""
+    keys, rows = read_rows(conn, stmt, params)
+    make = _record_type(keys)._make
+    return cast(list[AnyRow], list(map(make, rows)))
+
+
+def fetch_scalar(conn: Connection, stmt: Select[Any], params: dict[str, Any]) -> Any:
+    """The first column of the first row of `stmt` (built once), or None."""
+    rows = read_rows(conn, stmt, params)[1]
+    return rows[0][0] if rows else None
 
 
 def _typed(cols: Sequence[Any], position: Sequence[Any]) -> ColumnElement[Any]:
@@ -98,4 +114,4 @@ def run_in_range(
     if after is not None:
         params.update(position_params(after))
     stmt = shape(start is not None, after is not None, end is not None)
-    return records(conn.execute(stmt, params))
+    return fetch(conn, stmt, params)

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, records
+from avadata.store.queries.keyset import AnyRow, fetch
 from avadata.store.queries.tokeninfo import nft_metadata_columns
 from avadata.store.schema import erc721_owners, nft_tokens, tokens
 
@@ -54,4 +54,4 @@ def collection_tokens(
     params: dict[str, Any] = {"chain": chain_id, "token": token, "limit": limit}
     if after is not None:
         params["k0"] = int(after[0])
-    return records(conn.execute(_collection(after is not None), params))
+    return fetch(conn, _collection(after is not None), params)
