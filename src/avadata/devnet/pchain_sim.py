@@ -563,7 +563,9 @@ class PChainSim:
         balance: int,
         owner: SecpKey,
         payer: SecpKey,
+        refund_to: SecpKey | None = None,
     ) -> Any:
+        """`owner` may disable it; `refund_to` (default `owner`) gets its balance back."""
         subnet = self.state.subnets[subnet_id]
         if not subnet.converted:
             raise Skip("not an L1")
@@ -571,12 +573,13 @@ class PChainSim:
             raise Skip("node already an L1 validator")
         t = self.state.time
         pchain_owner = PChainOwner(1, (owner.address,))
+        balance_owner = PChainOwner(1, ((refund_to or owner).address,))
         message = RegisterL1Validator(
             subnet_id,
             node.node_id,
             node.bls.public_key,
             t + REGISTER_EXPIRY,
-            pchain_owner,
+            balance_owner,
             pchain_owner,
             weight,
         )
@@ -597,7 +600,7 @@ class PChainSim:
             balance,
             t,
             t,
-            pchain_owner,
+            balance_owner,
             pchain_owner,
             node.label,
         )

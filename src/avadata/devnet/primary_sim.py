@@ -30,7 +30,7 @@ from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE as _P
 from avadata.devnet import uptime
 from avadata.devnet.cchain_atomic import CChainAtomic
 from avadata.devnet.evm_config import EvmChainConfig, devnet_l1_configs
-from avadata.devnet.keys import Keyring, Node
+from avadata.devnet.keys import Keyring, Node, SecpKey
 from avadata.devnet.network_ids import (
     AVAX,
     AVAX_ASSET_ID,
@@ -181,7 +181,7 @@ class PrimarySim:
             (0.016, lambda: [self.p.export(users[7], C_CHAIN_ID, users[7].address, 2_000 * AVAX)]),
             (0.10, self._convert),
             (0.20, lambda: [self._register(self.l1_nodes[3], 50, 1 * AVAX)]),
-            (0.28, lambda: [self._register(self.l1_nodes[4], 30, 1 * AVAX)]),
+            (0.28, lambda: [self._register(self.l1_nodes[4], 30, 1 * AVAX, self._keeper())]),
             (0.30, self._transfer_ownership),
             (0.40, lambda: [self._set_weight(self.l1_nodes[1], 80)]),
             (0.50, lambda: [self._increase(self.l1_nodes[2], 5 * AVAX)]),
@@ -271,10 +271,20 @@ class PrimarySim:
                 return vid
         raise Skip("node is not an L1 validator")
 
-    def _register(self, node: Node, weight: int, balance: int) -> Any:
+    def _register(
+        self, node: Node, weight: int, balance: int, refund_to: SecpKey | None = None
+    ) -> Any:
         subnet = self.subnet_of[self._first_l1()]
         users = self.keys.users
-        return self.p.register_l1_validator(subnet, node, weight, balance, users[11], users[12])
+        return self.p.register_l1_validator(
+            subnet, node, weight, balance, users[11], users[12], refund_to
+        )
+
+    def _keeper(self) -> SecpKey:
+        # A balance owner outside `users`, whom no random traffic picks: its refund stays
+        # unspent, so an indexer finds it in the node's UTXOs (users' refunds are spent before
+        # any index runs, and get rebuilt from the spending input instead).
+        return self.keys.add(SecpKey.derived(self.config.seed, "refund-keeper"))
 
     def _set_weight(self, node: Node, weight: int) -> Any:
         return self.p.set_l1_weight(self._validation_id(node), weight, self.keys.users[12])
