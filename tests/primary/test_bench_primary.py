@@ -72,6 +72,8 @@ def test_report_is_computed_from_measurements() -> None:
         f"transactions, {deep} rows in",
         "utxos, page 1",
         f"utxos, {deep} rows in",
+        "transactions, hot + 2 other addresses, page 1",
+        "utxos, hot + 2 other addresses, page 1",
     ]
     for r in served.results:
         assert r.errors == 0 and r.rps > 0 and 0 < r.p50_ms <= r.p99_ms

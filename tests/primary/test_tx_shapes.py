@@ -576,3 +576,63 @@ def test_consumed_utxos_carry_the_credentials_that_unlocked_them(world: World) -
                     assert len(bytes.fromhex(cred["signature"].removeprefix("0x"))) == 65
                 seen += 1
     assert seen > 100
+
+
+def _walk(c: TestClient, url: str, key: str, **q: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    token = None
+    while True:
+        params = dict(q, **({"pageToken": token} if token else {}))
+        r = c.get(url, params=params)
+        assert r.status_code == 200, r.text
+        out += r.json()[key]
+        token = r.json().get("nextPageToken")
+        if token is None:
+            return out
+
+
+@pytest.mark.parametrize("chain", ["p-chain", "x-chain"])
+@pytest.mark.parametrize("order", ["desc", "asc"])
+@pytest.mark.parametrize("users,size", [((1, 5), 7), ((0, 2), 1), ((6, 9), 2)])
+def test_several_addresses_page_as_the_union_of_each_ones(
+    world: World, chain: str, order: str, users: tuple[int, int], size: int
+) -> None:
+    """A listing for several addresses (walked in small pages) holds each address's own
+    listing once, merged in the listing's order: the second computation is the single-address
+    listings, merged here."""
+    c, sim = world
+    owners = [bech32_address(k.address, "fuji") for k in sim.keys.users[users[0] : users[1]]]
+    base = "/v1/networks/fuji/blockchains/" + chain
+    txs = _walk(
+        c,
+        base + "/transactions",
+        "transactions",
+        sortOrder=order,
+        pageSize=size,
+        addresses=",".join(owners),
+    )
+    each = [
+        _walk(c, base + "/transactions", "transactions", sortOrder=order, pageSize=100, addresses=o)
+        for o in owners
+    ]
+    assert len({t["txHash"] for t in txs}) == len(txs)
+    assert {t["txHash"] for t in txs} == {t["txHash"] for one in each for t in one}
+    place = {t["txHash"]: i for i, t in enumerate(txs)}
+    for one in each:  # each address's own order survives the merge
+        assert [place[t["txHash"]] for t in one] == sorted(place[t["txHash"]] for t in one)
+    stamps = [(t["blockTimestamp"], int(t["blockNumber"])) for t in txs]
+    assert stamps == sorted(stamps, reverse=order == "desc")
+    for sort_by, key in (("timestamp", "blockTimestamp"), ("amount", "amount")):
+        q = {"sortBy": sort_by, "sortOrder": order, "includeSpent": "true"}
+        utxos = _walk(c, base + "/utxos", "utxos", pageSize=size, addresses=",".join(owners), **q)
+        merged = {
+            u["utxoId"]: u
+            for o in owners
+            for u in _walk(c, base + "/utxos", "utxos", pageSize=100, addresses=o, **q)
+        }
+        expected = sorted(
+            merged.values(), key=lambda u: (int(u[key]), u["utxoId"]), reverse=order == "desc"
+        )
+        assert [u["utxoId"] for u in utxos] == [u["utxoId"] for u in expected]
+        assert len(utxos) > 3 * size  # several pages
+    assert len(txs) > 3 * size

@@ -181,7 +181,7 @@ def _tx(spend: tuple[bytes, int], balance: int, n: int) -> tuple[PChainTx, int]:
     a rotating other address."""
     pay, other, fee = 1_000 + n % 997, 500, 1_000
     change = balance - pay - other - fee
-    other_addr = hashlib.sha256(f"other {n % OTHERS}".encode()).digest()[:20]
+    other_addr = _other_bytes(n)
     outs = (
         TransferableOutput(AVAX_ASSET_ID, TransferOutput(pay, 0, 1, (HOT,))),
         TransferableOutput(AVAX_ASSET_ID, TransferOutput(change, 0, 1, (FUNDER,))),
@@ -197,6 +197,14 @@ def _tx(spend: tuple[bytes, int], balance: int, n: int) -> tuple[PChainTx, int]:
         memo=b"",
     )
     return PChainTx(unsigned=BaseTx(base=base), credentials=()), change
+
+
+def _other_bytes(n: int) -> bytes:
+    return hashlib.sha256(f"other {n % OTHERS}".encode()).digest()[:20]
+
+
+def _other(n: int) -> str:
+    return bech32_address(_other_bytes(n), "fuji")
 
 
 def build_blocks(utxos: int, start: int = 1_767_225_600) -> Iterator[bytes]:
@@ -378,6 +386,8 @@ def measure_api(
     base = f"http://127.0.0.1:{port}"
     q = f"addresses={store.hot}"
     txs_path, utxos_path = f"{BASE}/transactions?{q}", f"{BASE}/utxos?{q}"
+    # Several addresses: each one's first page, merged (the hot one's 100,000 links unsorted).
+    qs = "addresses=" + ",".join([store.hot, *(_other(n) for n in range(2))])
     try:
         api_bench._wait(base, server)
         engine = make_engine(store.db)
@@ -400,6 +410,8 @@ def measure_api(
                 ),
                 Case("utxos, page 1", utxos_path),
                 Case(deep_name("utxos", rows_in), f"{utxos_path}&pageToken={deep['utxos']}"),
+                Case("transactions, hot + 2 other addresses, page 1", f"{BASE}/transactions?{qs}"),
+                Case("utxos, hot + 2 other addresses, page 1", f"{BASE}/utxos?{qs}"),
             ]
             for c in cases:  # warm up, and fail early on any error
                 r = client.get(c.path)
@@ -527,7 +539,8 @@ def report(ingest: IngestResult, served: ApiResult, page: int, machine: str, com
         f"Page {page:,} starts {served.deep_rows_in:,} rows in (page {page:,} of pages of "
         f"{WALK_PAGE}): its token is the server's own page-1 token (same query digest) with "
         f"the position of row {served.deep_rows_in:,}, found by one OFFSET query of the bench, "
-        f"signed with the server's secret."
+        f"signed with the server's secret. The last two rows ask for that address and two "
+        f"others (about {st.txs // OTHERS:,} UTXOs each) at once."
         + (
             f" Following the server's tokens page by page reaches the same first row: "
             f"{'yes' if all(served.walked.values()) else 'NO'}."
