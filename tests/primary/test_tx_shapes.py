@@ -36,6 +36,7 @@ from avadata.indexer import primary as indexer
 from avadata.settings import Settings
 from avadata.sources.jsonrpc import JsonRpcClient
 from tests.api.http import TestClient
+from tests.primary.test_api import _all
 from tests.support.primary_world import indexed, served_node
 from tests.support.server import TOOLS, run_node, serving
 
@@ -578,19 +579,6 @@ def test_consumed_utxos_carry_the_credentials_that_unlocked_them(world: World) -
     assert seen > 100
 
 
-def _walk(c: TestClient, url: str, key: str, **q: Any) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    token = None
-    while True:
-        params = dict(q, **({"pageToken": token} if token else {}))
-        r = c.get(url, params=params)
-        assert r.status_code == 200, r.text
-        out += r.json()[key]
-        token = r.json().get("nextPageToken")
-        if token is None:
-            return out
-
-
 @pytest.mark.parametrize("chain", ["p-chain", "x-chain"])
 @pytest.mark.parametrize("order", ["desc", "asc"])
 @pytest.mark.parametrize("users,size", [((1, 5), 7), ((0, 2), 1), ((6, 9), 2)])
@@ -603,7 +591,7 @@ def test_several_addresses_page_as_the_union_of_each_ones(
     c, sim = world
     owners = [bech32_address(k.address, "fuji") for k in sim.keys.users[users[0] : users[1]]]
     base = "/v1/networks/fuji/blockchains/" + chain
-    txs = _walk(
+    txs = _all(
         c,
         base + "/transactions",
         "transactions",
@@ -612,7 +600,7 @@ def test_several_addresses_page_as_the_union_of_each_ones(
         addresses=",".join(owners),
     )
     each = [
-        _walk(c, base + "/transactions", "transactions", sortOrder=order, pageSize=100, addresses=o)
+        _all(c, base + "/transactions", "transactions", sortOrder=order, pageSize=100, addresses=o)
         for o in owners
     ]
     assert len({t["txHash"] for t in txs}) == len(txs)
@@ -624,11 +612,11 @@ def test_several_addresses_page_as_the_union_of_each_ones(
     assert stamps == sorted(stamps, reverse=order == "desc")
     for sort_by, key in (("timestamp", "blockTimestamp"), ("amount", "amount")):
         q = {"sortBy": sort_by, "sortOrder": order, "includeSpent": "true"}
-        utxos = _walk(c, base + "/utxos", "utxos", pageSize=size, addresses=",".join(owners), **q)
+        utxos = _all(c, base + "/utxos", "utxos", pageSize=size, addresses=",".join(owners), **q)
         merged = {
             u["utxoId"]: u
             for o in owners
-            for u in _walk(c, base + "/utxos", "utxos", pageSize=100, addresses=o, **q)
+            for u in _all(c, base + "/utxos", "utxos", pageSize=100, addresses=o, **q)
         }
         expected = sorted(
             merged.values(), key=lambda u: (int(u[key]), u["utxoId"]), reverse=order == "desc"
