@@ -1,23 +1,22 @@
 """`avadata index` for one EVM chain: backfill in chunks, then follow the head.
 
-Indexer stage: loops, not logic. Fetching, decoding and enrichment of the next chunks run ahead
-(a window of tasks, awaited in order) while the current chunk is written; each chunk's rows and
-cursor commit together in the sink, so a crash at any point loses or duplicates nothing and a
+Indexer stage: loops, not logic. A feed (`pipeline.py`: by default a child process) fetches,
+decodes and prepares the next chunks while this loop writes the ones already prepared; chunks
+arrive in order, and each chunk's rows and cursor commit together in the sink (several waiting
+chunks may share one transaction), so a crash at any point loses or duplicates nothing and a
 restart resumes after the last written chunk.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from avadata.decode.evm import to_batch
 from avadata.errors import ContinuityError
-from avadata.indexer.enrich import NativeBalanceMode, enrich
-from avadata.records import EvmBatch
 from avadata.sources.evm import EvmSource
+from avadata.store.prepared import PreparedBatch
 
 
 class EvmSink(Protocol):
@@ -27,7 +26,7 @@ class EvmSink(Protocol):
 
     def known_tokens(self, chain_id: int) -> set[str]: ...
 
-    def write(self, batch: EvmBatch) -> None: ...
+    def write(self, batches: Sequence[PreparedBatch]) -> None: ...
 
     def mark_chain(self, chain_id: int, rpc_url: str, has_traces: bool | None) -> None: ...
 
@@ -41,27 +40,42 @@ class Progress:
     target: int = 0
     listeners: list[Callable[[Progress], None]] = field(default_factory=list)
 
-    def update(self, batch: EvmBatch) -> None:
-        self.blocks += len(batch.blocks)
-        self.transactions += len(batch.transactions)
-        self.malformed_logs += batch.stats.malformed_logs
+    def update(self, batch: PreparedBatch) -> None:
+        self.blocks += len(batch.chain)
+        self.transactions += batch.transactions
+        self.malformed_logs += batch.malformed_logs
         self.next_block = batch.last_block + 1
         for listener in self.listeners:
             listener(self)
 
 
+class Feed(Protocol):
+    """Prepared batches of a range, in order, in groups (see pipeline.py)."""
+
+    @property
+    def has_traces(self) -> bool | None: ...
+
+    def groups(
+        self, start: int, stop: int, known_tokens: set[str], max_group: int
+    ) -> AsyncIterator[list[PreparedBatch]]: ...
+
+    async def aclose(self) -> None: ...
+
+
 @dataclass(slots=True)
 class IndexerOptions:
-    chunk_blocks: int = 50
-    window: int = 3
-    native_balances: NativeBalanceMode = NativeBalanceMode.HEAD
+    """The write loop's options (chunking and fetching are the feed's: pipeline.FeedConfig)."""
+
     start_block: int = 0
+    # Chunks written in one transaction at most, when that many are waiting.
+    max_group: int = 8
 
 
 class EvmIndexer:
     def __init__(
         self,
         source: EvmSource,
+        feed: Feed,
         sink: EvmSink,
         chain_id: int,
         rpc_url: str,
@@ -69,12 +83,12 @@ class EvmIndexer:
         write_lock: asyncio.Lock | None = None,
     ) -> None:
         self.source = source
+        self.feed = feed
         self.sink = sink
         self.chain_id = chain_id
         self.rpc_url = rpc_url
         self.options = options or IndexerOptions()
         self.progress = Progress()
-        self._known_tokens: set[str] = set()
         # Shared by every chain's indexer of one process: the store has one writer.
         self._write_lock = write_lock or asyncio.Lock()
 
@@ -84,55 +98,40 @@ class EvmIndexer:
             return self.options.start_block, None
         return last[0] + 1, last[1]
 
-    async def _prepare(self, start: int, stop: int) -> EvmBatch:
-        raws = await self.source.fetch_range(start, stop)
-        batch = await asyncio.to_thread(to_batch, self.chain_id, raws)
-        await enrich(
-            self.source, batch, self._known_tokens, native_balances=self.options.native_balances
-        )
-        return batch
-
-    def _check_continuity(self, batch: EvmBatch, parent: str | None) -> str:
+    def _check_continuity(self, batch: PreparedBatch, parent: str | None) -> str:
         expected = parent
-        for block in batch.blocks:
-            if expected is not None and block.parent_hash != expected:
+        for number, block_hash, parent_hash in batch.chain:
+            if expected is not None and parent_hash != expected:
                 raise ContinuityError(
-                    f"chain {self.chain_id}: block {block.number} has parentHash "
-                    f"{block.parent_hash}, but the indexed block {block.number - 1} is {expected}; "
+                    f"chain {self.chain_id}: block {number} has parentHash "
+                    f"{parent_hash}, but the indexed block {number - 1} is {expected}; "
                     "the node reorganised. Stopping rather than mixing two histories."
                 )
-            expected = block.hash
+            expected = block_hash
         assert expected is not None
         return expected
 
     async def run_to(self, stop: int) -> int:
         """Index from the resume point up to block `stop` inclusive; returns the next block."""
         start, parent = self.resume_point()
-        self._known_tokens = self.sink.known_tokens(self.chain_id)
+        known_tokens = self.sink.known_tokens(self.chain_id)
         self.progress.next_block = start
         self.progress.target = stop + 1
-        size = self.options.chunk_blocks
-        chunks = [(s, min(s + size, stop + 1)) for s in range(start, stop + 1, size)]
-        pending: list[asyncio.Task[EvmBatch]] = []
+        if start > stop:
+            return stop + 1
         marked = False
-        try:
-            for i, _ in enumerate(chunks):
-                while len(pending) < self.options.window and i + len(pending) < len(chunks):
-                    s, e = chunks[i + len(pending)]
-                    pending.append(asyncio.create_task(self._prepare(s, e)))
-                batch = await pending.pop(0)
+        async for group in self.feed.groups(start, stop, known_tokens, self.options.max_group):
+            # Every batch of the group is checked before any is written: a reorg inside the
+            # group stops the indexer with the cursor before the group.
+            for batch in group:
                 parent = self._check_continuity(batch, parent)
-                if not marked:
-                    self.sink.mark_chain(self.chain_id, self.rpc_url, self.source.has_traces)
-                    marked = True
-                async with self._write_lock:
-                    await asyncio.to_thread(self.sink.write, batch)
-                self._known_tokens.update(t.address for t in batch.tokens)
+            if not marked:
+                self.sink.mark_chain(self.chain_id, self.rpc_url, self.feed.has_traces)
+                marked = True
+            async with self._write_lock:
+                await asyncio.to_thread(self.sink.write, group)
+            for batch in group:
                 self.progress.update(batch)
-        finally:
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
         return stop + 1
 
     async def backfill(self) -> int:

@@ -1,4 +1,8 @@
-"""Run indexers for several EVM chains in one process, sharing one store writer."""
+"""Run indexers for several EVM chains, sharing one store writer in this process.
+
+Each chain's fetching and decoding runs in its own child process (pipeline.ProcessFeed) unless
+`RunOptions.fetch_process` is off.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 
 from avadata.indexer.enrich import NativeBalanceMode
-from avadata.indexer.evm import EvmIndexer, IndexerOptions, Progress
+from avadata.indexer.evm import EvmIndexer, Feed, IndexerOptions, Progress
+from avadata.indexer.pipeline import FeedConfig, LocalFeed, ProcessFeed
 from avadata.indexer.sink import Applier, StoreSink
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient
@@ -23,6 +28,9 @@ class RunOptions:
     native_balances: NativeBalanceMode = NativeBalanceMode.HEAD
     max_in_flight: int = 4
     timeout: float = 30.0
+    # Fetch, decode and prepare in a child process per chain (both cores busy); off: all in
+    # this process.
+    fetch_process: bool = True
 
 
 async def index_chains(
@@ -49,19 +57,31 @@ async def index_chains(
         for url in rpc_urls
     ]
     indexers: list[EvmIndexer] = []
+    feeds: list[Feed] = []
     try:
         write_lock = asyncio.Lock()
         for url, client in zip(rpc_urls, clients, strict=True):
             source = EvmSource(client)
             chain_id = await source.chain_id()
+            config = FeedConfig(
+                rpc_url=url,
+                chain_id=chain_id,
+                dialect_name=sink.dialect_name,
+                prepares=sink.prepares,
+                chunk_blocks=options.chunk_blocks,
+                native_balances=options.native_balances,
+                timeout=options.timeout,
+                max_in_flight=options.max_in_flight,
+            )
+            feed: Feed = ProcessFeed(config) if options.fetch_process else LocalFeed(source, config)
+            feeds.append(feed)
             indexer = EvmIndexer(
                 source,
+                feed,
                 sink,
                 chain_id,
                 url,
-                IndexerOptions(
-                    chunk_blocks=options.chunk_blocks, native_balances=options.native_balances
-                ),
+                IndexerOptions(),
                 # One writer for the whole store: SQLite allows one, and it keeps Postgres simple.
                 write_lock=write_lock,
             )
@@ -74,4 +94,5 @@ async def index_chains(
             await asyncio.gather(*(i.follow(options.poll_seconds, stop_event) for i in indexers))
         return {i.chain_id: i.progress for i in indexers}
     finally:
+        await asyncio.gather(*(f.aclose() for f in feeds))
         await asyncio.gather(*(c.aclose() for c in clients))

@@ -1,6 +1,7 @@
 """Write one decoded EvmBatch: rows, derived data, appliers and the cursor, in ONE transaction.
 
-Stage: store. Receives records (records.py), never fetches or decodes anything.
+Stage: store. Receives records (records.py) or batches already turned into encoded rows
+(`prepared.py`, which the indexer does in its fetch process), never fetches or decodes anything.
 
 Invariants:
 - every insert is insert-or-ignore on the natural key, so writing a batch twice leaves the same
@@ -22,50 +23,24 @@ from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection, Engine, func, select
 
-from avadata.records import (
-    CREATE_OPS,
-    Block,
-    EvmBatch,
-    InternalCall,
-    TokenStandard,
-    TokenTransfer,
-)
+from avadata.records import EvmBatch, TokenInfo, TokenStandard, TokenTransfer
 from avadata.store import balances, dialect
 from avadata.store import cursors as cursor_mod
 from avadata.store import rows as R
 from avadata.store.balances import ZERO_ADDRESS as ZERO_ADDRESS  # re-exported
 from avadata.store.cursors import EVM_SOURCE
-from avadata.store.schema import (
-    chains,
-    contracts,
-    evm_blocks,
-    evm_logs,
-    evm_txs,
-    internal_call_participants,
-    internal_calls,
-    native_balances,
-    nft_tokens,
-    token_transfers,
-    tokens,
-    transfer_participants,
-)
+from avadata.store.prepared import PreparedBatch, prepare
+from avadata.store.prepared import is_listed_call as is_listed_call  # re-exported
+from avadata.store.schema import chains, evm_blocks, metadata, tokens
 
 # An extra step run inside the batch's transaction, after the rows are written and before the
 # cursor moves (so `get_cursor(conn, ...)` still shows the previous position: an applier can
 # tell a replayed range from a new one). Raising aborts the whole batch.
 Applier = Callable[[Connection, EvmBatch], None]
 
-_CALL_OPS = frozenset({"CALL", "CALLCODE"})
-
 
 class BlockGapError(RuntimeError):
     """The batch would leave a hole in a chain's stored blocks; derived data would be wrong."""
-
-
-def is_listed_call(call: InternalCall) -> bool:
-    """The Data API's internal-transaction rule: non-zero-value CALL/CALLCODE, or any CREATE."""
-    op = call.call_type.upper()
-    return (op in _CALL_OPS and call.value != 0) or op in CREATE_OPS
 
 
 def write_evm_batch(
@@ -93,16 +68,50 @@ def write_evm_batch_in(
     appliers: Sequence[Applier] = (),
 ) -> None:
     """`write_evm_batch` inside a transaction the caller owns (it commits or rolls back)."""
-    last = _check_batch(batch)
+    prepared = prepare(batch, conn.dialect)
+    write_prepared_in(conn, prepared, source=source, after=[_bind(a, batch) for a in appliers])
+
+
+def _bind(applier: Applier, batch: EvmBatch) -> Callable[[Connection], None]:
+    return lambda conn: applier(conn, batch)
+
+
+def write_prepared(
+    engine: Engine,
+    batches: Sequence[PreparedBatch],
+    *,
+    source: str = EVM_SOURCE,
+    after: Callable[[PreparedBatch], Sequence[Callable[[Connection], None]]] | None = None,
+) -> None:
+    """Write consecutive prepared batches of one chain in ONE transaction (rows, derived data,
+    `after(batch)` steps and the cursor of each, in order): a writer that fell behind catches
+    up with one commit instead of one per batch, and a crash still loses whole batches only."""
+    with engine.begin() as conn:
+        for batch in batches:
+            write_prepared_in(
+                conn, batch, source=source, after=after(batch) if after is not None else ()
+            )
+
+
+def write_prepared_in(
+    conn: Connection,
+    batch: PreparedBatch,
+    *,
+    source: str = EVM_SOURCE,
+    after: Sequence[Callable[[Connection], None]] = (),
+) -> None:
+    """Write one prepared batch inside the caller's transaction: checks, rows, balances, the
+    `after` steps (appliers), then the cursor."""
     _ensure_chain(conn, batch.chain_id, batch.has_traces)
     base_txs = _check_order_and_base(conn, batch)
 
     _write_rows(conn, batch, base_txs)
-    _write_transfers(conn, batch)
+    _write_tokens(conn, batch.chain_id, batch.tokens)
+    _write_balances(conn, batch)
 
-    for apply in appliers:
-        apply(conn, batch)
-    cursor_mod.advance_cursor(conn, batch.chain_id, source, last.number, last.hash)
+    for step in after:
+        step(conn)
+    cursor_mod.advance_cursor(conn, batch.chain_id, source, batch.last_block, batch.last_hash)
 
 
 def mark_chain(
@@ -158,20 +167,6 @@ def mark_chain(
 # -- checks ---------------------------------------------------------------------------------
 
 
-def _check_batch(batch: EvmBatch) -> Block:
-    if batch.last_block < batch.first_block:
-        raise ValueError(f"empty range {batch.first_block}..{batch.last_block}")
-    last: Block | None = None
-    for b in batch.blocks:
-        if b.chain_id != batch.chain_id or not batch.first_block <= b.number <= batch.last_block:
-            raise ValueError(f"block {b.chain_id}/{b.number} outside the batch")
-        if b.number == batch.last_block:
-            last = b
-    if last is None:
-        raise ValueError(f"batch lacks its last block {batch.last_block}")
-    return last
-
-
 def _ensure_chain(conn: Connection, chain_id: int, has_traces: bool) -> None:
     conn.execute(
         dialect.insert_or_ignore(conn, chains), {"chain_id": chain_id, "has_traces": has_traces}
@@ -184,7 +179,7 @@ def _ensure_chain(conn: Connection, chain_id: int, has_traces: bool) -> None:
         )
 
 
-def _check_order_and_base(conn: Connection, batch: EvmBatch) -> int:
+def _check_order_and_base(conn: Connection, batch: PreparedBatch) -> int:
     """Refuse out-of-order batches; return cumulative_txs of the block before the batch."""
     b = evm_blocks.c
     chain = b.chain_id == batch.chain_id
@@ -221,26 +216,20 @@ def _check_order_and_base(conn: Connection, batch: EvmBatch) -> int:
 # -- rows -------------------------------------------------------------------------------------
 
 
-def _write_rows(conn: Connection, batch: EvmBatch, base_txs: int) -> None:
+def _write_rows(conn: Connection, batch: PreparedBatch, base_txs: int) -> None:
     bulk = dialect.bulk_insert_ignore
     blocks = []
     running = base_txs
-    for blk in sorted(batch.blocks, key=lambda x: x.number):
-        running += blk.tx_count
-        blocks.append(R.block_row(blk, running))
-    bulk(conn, evm_blocks, R.BLOCK_COLUMNS, blocks)
-    bulk(conn, evm_txs, R.TX_COLUMNS, [R.tx_row(t) for t in batch.transactions])
-    bulk(conn, evm_logs, R.LOG_COLUMNS, [R.log_row(lg) for lg in batch.logs])
-    bulk(conn, internal_calls, R.CALL_COLUMNS, [R.call_row(c) for c in batch.internal_calls])
-    links = [row for c in batch.internal_calls if is_listed_call(c) for row in R.call_links(c)]
-    bulk(conn, internal_call_participants, R.CALL_LINK_COLUMNS, links)
-    bulk(conn, contracts, R.CONTRACT_COLUMNS, [R.contract_row(c) for c in batch.contracts])
-    bulk(conn, native_balances, R.NATIVE_COLUMNS, [R.native_row(n) for n in batch.native_balances])
-    _write_tokens(conn, batch)
+    for row, tx_count in zip(batch.block_rows, batch.tx_counts, strict=True):
+        running += tx_count
+        blocks.append((*row[:-1], running))
+    bulk(conn, evm_blocks, R.BLOCK_COLUMNS, blocks, encoded=True)
+    for name, columns, rows in batch.tables:
+        bulk(conn, metadata.tables[name], columns, rows, encoded=True)
 
 
-def _write_tokens(conn: Connection, batch: EvmBatch) -> None:
-    if not batch.tokens:
+def _write_tokens(conn: Connection, chain_id: int, infos: Sequence[TokenInfo]) -> None:
+    if not infos:
         return
     t = tokens.c
     # A later read that succeeded fills what an earlier failed call left None; never the reverse.
@@ -263,22 +252,17 @@ def _write_tokens(conn: Connection, batch: EvmBatch) -> None:
             "symbol": i.symbol,
             "decimals": i.decimals,
         }
-        for i in batch.tokens
+        for i in infos
     }
     conn.execute(stmt, list(rows.values()))
 
 
-def _write_transfers(conn: Connection, batch: EvmBatch) -> None:
+def _write_balances(conn: Connection, batch: PreparedBatch) -> None:
+    """ERC-20/1155 balance histories and ERC-721 owners from the batch's transfers."""
     if not batch.transfers:
         return
-    ordered = sorted(batch.transfers, key=lambda t: (t.block_number, t.log_index, t.batch_index))
-    bulk = dialect.bulk_insert_ignore
-    bulk(conn, token_transfers, R.TRANSFER_COLUMNS, [R.transfer_row(t) for t in ordered])
-    links = [row for t in ordered for row in R.transfer_links(t)]
-    bulk(conn, transfer_participants, R.TRANSFER_LINK_COLUMNS, links)
-
     by_std: dict[str, list[TokenTransfer]] = defaultdict(list)
-    for t in ordered:
+    for t in batch.transfer_records():
         by_std[str(t.standard)].append(t)
     erc20 = by_std[TokenStandard.ERC20.value]
     erc721 = by_std[TokenStandard.ERC721.value]
@@ -289,11 +273,3 @@ def _write_transfers(conn: Connection, batch: EvmBatch) -> None:
         balances.write_erc1155_history(conn, batch.chain_id, batch.first_block, erc1155)
     if erc721:
         balances.write_erc721_owners(conn, batch.chain_id, erc721)
-    # The NFT metadata worker's queue: every token id seen, once.
-    nfts = {
-        (t.token, t.token_id): str(t.standard)
-        for t in (*erc721, *erc1155)
-        if t.token_id is not None
-    }
-    rows = [(batch.chain_id, tok, tid, std) for (tok, tid), std in nfts.items()]
-    bulk(conn, nft_tokens, R.NFT_TOKEN_COLUMNS, rows)

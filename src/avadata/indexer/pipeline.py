@@ -1,0 +1,272 @@
+"""Where an EVM chain's chunks are fetched, decoded and prepared: a feed of PreparedBatches.
+
+Indexer stage. Two feeds behind one interface. `ProcessFeed` (what `avadata index` uses) does
+the work in a child process: fetching (HTTP, JSON parsing), decoding, enrichment, the
+appliers' pure halves and the rows' encoding all run there, beside the parent, which only
+writes. Everything is Python and holds the GIL, so in one process they took turns with the
+writer; in two they use both cores. `LocalFeed` does the same in the calling process (for
+callers that want one process).
+
+Invariants: batches come out in block order, whole; the queue between the processes is
+bounded (a few chunks), so memory stays flat whatever the chain's length; the child dies with
+its parent (a kill -9 of the indexer leaves no orphan fetching); an error in the child is
+re-raised in the parent, which then writes nothing more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import multiprocessing
+import os
+import pickle
+import queue
+import signal
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from avadata.decode.evm import to_batch
+from avadata.errors import AvadataError, SourceError
+from avadata.indexer.enrich import NativeBalanceMode, enrich
+from avadata.records import EvmBatch
+from avadata.sources.evm import EvmSource
+from avadata.sources.jsonrpc import JsonRpcClient
+from avadata.store.dialect import named_dialect
+from avadata.store.prepared import PreparedBatch, prepare
+
+_PR_SET_PDEATHSIG = 1
+
+# Chunks the child may have ready ahead of the writer: enough to keep the writer busy while
+# the child waits on the node, few enough to bound memory (a 50-block chunk of 50-tx blocks
+# is a few MB of rows).
+QUEUE_CHUNKS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class FeedConfig:
+    rpc_url: str
+    chain_id: int
+    dialect_name: str
+    prepares: tuple[Callable[[EvmBatch], Any], ...]
+    chunk_blocks: int = 50
+    window: int = 3
+    native_balances: NativeBalanceMode = NativeBalanceMode.HEAD
+    timeout: float = 30.0
+    max_in_flight: int = 4
+
+
+def chunks(start: int, stop: int, size: int) -> list[tuple[int, int]]:
+    """[start, stop] inclusive as half-open chunks of `size` blocks."""
+    return [(s, min(s + size, stop + 1)) for s in range(start, stop + 1, size)]
+
+
+def _prepare(
+    batch: EvmBatch, dialect_: Any, prepares: tuple[Callable[[EvmBatch], Any], ...]
+) -> PreparedBatch:
+    return prepare(batch, dialect_, [p(batch) for p in prepares])
+
+
+async def _inline(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
+
+
+async def produce(
+    source: EvmSource,
+    config: FeedConfig,
+    start: int,
+    stop: int,
+    known_tokens: set[str],
+    *,
+    inline: bool = False,
+) -> AsyncIterator[PreparedBatch]:
+    """Prepared batches of blocks start..stop, in order, with a window of chunks in flight.
+
+    `inline` runs the CPU work on the event loop: right in the fetch process, where nothing
+    else needs the loop meanwhile (the requests in flight wait in the socket buffers) and a
+    worker thread would only add GIL hand-offs; in a process that also writes, decoding in a
+    thread lets the loop keep the writer's turn short."""
+    work = _inline if inline else asyncio.to_thread
+    dialect_ = named_dialect(config.dialect_name)
+
+    async def one(s: int, e: int) -> PreparedBatch:
+        raws = await source.fetch_range(s, e)
+        batch = await work(to_batch, config.chain_id, raws)
+        await enrich(source, batch, known_tokens, native_balances=config.native_balances)
+        # New tokens are known from here on: later chunks do not ask their metadata again.
+        known_tokens.update(t.address for t in batch.tokens)
+        return await work(_prepare, batch, dialect_, config.prepares)
+
+    todo = chunks(start, stop, config.chunk_blocks)
+    pending: list[asyncio.Task[PreparedBatch]] = []
+    try:
+        for i in range(len(todo)):
+            while len(pending) < config.window and i + len(pending) < len(todo):
+                pending.append(asyncio.create_task(one(*todo[i + len(pending)])))
+            yield await pending.pop(0)
+    finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+class LocalFeed:
+    """The feed in this process (one interpreter: fetch, decode and write take turns)."""
+
+    def __init__(self, source: EvmSource, config: FeedConfig) -> None:
+        self.source = source
+        self.config = config
+
+    @property
+    def has_traces(self) -> bool | None:
+        return self.source.has_traces
+
+    async def groups(
+        self, start: int, stop: int, known_tokens: set[str], max_group: int
+    ) -> AsyncIterator[list[PreparedBatch]]:
+        async for batch in produce(self.source, self.config, start, stop, set(known_tokens)):
+            yield [batch]
+
+    async def aclose(self) -> None:
+        return None
+
+
+class ProcessFeed:
+    """The feed in a child process; started on first use, reused for every range after."""
+
+    def __init__(self, config: FeedConfig) -> None:
+        self.config = config
+        self._ctx = multiprocessing.get_context("spawn")
+        self._process: Any = None
+        self._jobs: Any = None
+        self._out: Any = None
+        self._job = 0
+        self._has_traces: bool | None = None
+
+    @property
+    def has_traces(self) -> bool | None:
+        return self._has_traces
+
+    def _start(self) -> None:
+        self._jobs = self._ctx.Queue()
+        self._out = self._ctx.Queue(maxsize=QUEUE_CHUNKS)
+        self._process = self._ctx.Process(
+            target=_child_main,
+            args=(self.config, os.getpid(), self._jobs, self._out),
+            name=f"avadata-fetch-{self.config.chain_id}",
+            daemon=True,
+        )
+        self._process.start()
+
+    async def _get(self) -> tuple[str, int, Any, bool | None]:
+        while True:
+            try:
+                msg: tuple[str, int, Any, bool | None] = await asyncio.to_thread(
+                    self._out.get, True, 1.0
+                )
+            except queue.Empty:
+                if not self._process.is_alive():
+                    raise SourceError(
+                        f"chain {self.config.chain_id}: the fetch process ended "
+                        f"(exit code {self._process.exitcode})"
+                    ) from None
+                continue
+            if msg[1] == self._job:
+                return msg
+            # A message of an abandoned range: dropped.
+
+    def _get_nowait(self) -> tuple[str, int, Any, bool | None] | None:
+        try:
+            msg: tuple[str, int, Any, bool | None] = self._out.get_nowait()
+        except queue.Empty:
+            return None
+        return msg if msg[1] == self._job else None
+
+    async def groups(
+        self, start: int, stop: int, known_tokens: set[str], max_group: int
+    ) -> AsyncIterator[list[PreparedBatch]]:
+        """Batches start..stop in order, grouped: each group is one batch plus every later one
+        already waiting (up to `max_group`), so a writer that fell behind commits them once."""
+        if self._process is None:
+            self._start()
+        self._job += 1
+        self._jobs.put((self._job, start, stop, known_tokens))
+        done = False
+        while not done:
+            group: list[PreparedBatch] = []
+            msg: tuple[str, int, Any, bool | None] | None = await self._get()
+            while msg is not None:
+                kind, _, payload, has_traces = msg
+                if kind == "error":
+                    raise payload
+                if has_traces is not None:
+                    self._has_traces = has_traces
+                if kind == "done":
+                    done = True
+                    break
+                group.append(payload)
+                if len(group) >= max_group:
+                    break
+                msg = self._get_nowait()
+            if group:
+                yield group
+
+    async def aclose(self) -> None:
+        if self._process is None:
+            return
+        self._jobs.put(None)
+        await asyncio.to_thread(self._process.join, 5.0)
+        if self._process.is_alive():
+            self._process.kill()
+            await asyncio.to_thread(self._process.join, 5.0)
+        # The child may have left batches in the queue: drop them rather than wait on its
+        # feeder thread at exit.
+        self._out.cancel_join_thread()
+        self._process = None
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL this process when the parent dies (a kill -9 of the indexer included)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+    if os.getppid() != parent:  # the parent went before prctl took effect
+        os._exit(1)
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """`exc` if it survives pickling (the parent re-raises it), else an equivalent that does."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        kind = SourceError if isinstance(exc, AvadataError) else RuntimeError
+        return kind(f"{type(exc).__name__}: {exc}")
+
+
+def _child_main(config: FeedConfig, parent: int, jobs: Any, out: Any) -> None:
+    _die_with_parent(parent)
+    # Ctrl-C reaches the whole process group: the parent decides how to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(_serve(config, jobs, out))
+
+
+async def _serve(config: FeedConfig, jobs: Any, out: Any) -> None:
+    async with JsonRpcClient(
+        config.rpc_url, timeout=config.timeout, max_in_flight=config.max_in_flight
+    ) as client:
+        source = EvmSource(client)
+        while True:
+            job = await asyncio.to_thread(jobs.get)
+            if job is None:
+                return
+            job_id, start, stop, known = job
+            try:
+                async for batch in produce(source, config, start, stop, known, inline=True):
+                    # Blocks while the queue is full: the writer sets the pace.
+                    await asyncio.to_thread(out.put, ("batch", job_id, batch, source.has_traces))
+                out.put(("done", job_id, None, source.has_traces))
+            except Exception as exc:
+                out.put(("error", job_id, _portable(exc), None))

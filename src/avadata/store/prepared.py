@@ -1,0 +1,196 @@
+"""An EvmBatch turned into what the writer hands the database: encoded row tuples per table.
+
+Stage: store, pure (no connection). `prepare` is the part of writing a batch that needs no
+database: records to row tuples (`rows.py`) and the column types' encoders (uint256 as padded
+text where the engine lacks a 256-bit number type). The indexer runs it in its fetch process,
+so the process that holds the write transaction only executes statements;
+`writer.write_evm_batch` runs it in place.
+
+Invariant: a PreparedBatch holds plain tuples, ints, str, bool and None (plus the few token
+infos), so it crosses a process boundary cheaply: pickling the records themselves (frozen
+dataclasses) cost as much as decoding them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from avadata.records import (
+    CREATE_OPS,
+    EvmBatch,
+    InternalCall,
+    TokenInfo,
+    TokenStandard,
+    TokenTransfer,
+)
+from avadata.store import dialect
+from avadata.store import rows as R
+from avadata.store.schema import (
+    contracts,
+    evm_blocks,
+    evm_logs,
+    evm_txs,
+    internal_call_participants,
+    internal_calls,
+    native_balances,
+    nft_tokens,
+    token_transfers,
+    transfer_participants,
+)
+
+_CALL_OPS = frozenset({"CALL", "CALLCODE"})
+
+
+@dataclass(slots=True)
+class PreparedBatch:
+    chain_id: int
+    first_block: int
+    last_block: int
+    has_traces: bool
+    # (number, hash, parent_hash) of each block, in block order: the continuity check's input.
+    chain: list[tuple[int, str, str]]
+    # evm_blocks rows, encoded, in block order, with cumulative_txs (the last column) left 0:
+    # it depends on the stored block before the batch, which only the writer can read.
+    block_rows: list[tuple[Any, ...]]
+    tx_counts: list[int]
+    # (table name, columns, encoded rows) in the order they are written.
+    tables: list[tuple[str, tuple[str, ...], list[tuple[Any, ...]]]]
+    # Token transfers in position order, as tuples of TokenTransfer's fields in declaration
+    # order (standard as its value):
+    # the balance histories are computed from them inside the write transaction.
+    transfers: list[tuple[Any, ...]]
+    tokens: list[TokenInfo]
+    transactions: int
+    malformed_logs: int
+    # Each applier's input, computed ahead (see indexer.sink.SplitApplier), in applier order.
+    applier_inputs: list[Any] = field(default_factory=list)
+
+    @property
+    def last_hash(self) -> str:
+        return self.chain[-1][1]
+
+    def transfer_records(self) -> list[TokenTransfer]:
+        out = []
+        for t in self.transfers:
+            (chain, number, bhash, ts, txi, txh, logi, bi, token, std, frm, to, tid, v, op) = t
+            out.append(
+                TokenTransfer(
+                    chain,
+                    number,
+                    bhash,
+                    ts,
+                    txi,
+                    txh,
+                    logi,
+                    bi,
+                    token,
+                    TokenStandard(std),
+                    frm,
+                    to,
+                    tid,
+                    v,
+                    op,
+                )
+            )
+        return out
+
+
+def is_listed_call(call: InternalCall) -> bool:
+    """The Data API's internal-transaction rule: non-zero-value CALL/CALLCODE, or any CREATE."""
+    op = call.call_type.upper()
+    return (op in _CALL_OPS and call.value != 0) or op in CREATE_OPS
+
+
+def _transfer_tuple(t: TokenTransfer) -> tuple[Any, ...]:
+    return (
+        t.chain_id,
+        t.block_number,
+        t.block_hash,
+        t.block_timestamp,
+        t.tx_index,
+        t.tx_hash,
+        t.log_index,
+        t.batch_index,
+        t.token,
+        str(t.standard),
+        t.from_address,
+        t.to_address,
+        t.token_id,
+        t.value,
+        t.operator,
+    )
+
+
+def check_batch(batch: EvmBatch) -> None:
+    """ValueError when the batch is empty, lacks its last block or mixes chains."""
+    if batch.last_block < batch.first_block:
+        raise ValueError(f"empty range {batch.first_block}..{batch.last_block}")
+    seen_last = False
+    for b in batch.blocks:
+        if b.chain_id != batch.chain_id or not batch.first_block <= b.number <= batch.last_block:
+            raise ValueError(f"block {b.chain_id}/{b.number} outside the batch")
+        seen_last = seen_last or b.number == batch.last_block
+    if not seen_last:
+        raise ValueError(f"batch lacks its last block {batch.last_block}")
+
+
+def prepare(
+    batch: EvmBatch, dialect_: Any, applier_inputs: list[Any] | None = None
+) -> PreparedBatch:
+    """Rows of every table `batch` writes, encoded for `dialect_` (a SQLAlchemy dialect: an
+    engine's, or one `dialect.py` makes from a name). Raises ValueError as `check_batch` does."""
+    check_batch(batch)
+    enc = dialect.encode_rows
+    blocks = sorted(batch.blocks, key=lambda x: x.number)
+    transfers = sorted(batch.transfers, key=lambda t: (t.block_number, t.log_index, t.batch_index))
+    calls = batch.internal_calls
+    nfts = {
+        (t.token, t.token_id): str(t.standard)
+        for t in transfers
+        if t.token_id is not None and t.standard is not TokenStandard.ERC20
+    }
+
+    def table(
+        tbl: Any, cols: tuple[str, ...], rows: list[Any]
+    ) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]]]:
+        return tbl.name, cols, enc(dialect_, tbl, cols, rows)
+
+    tables = [
+        table(evm_txs, R.TX_COLUMNS, [R.tx_row(t) for t in batch.transactions]),
+        table(evm_logs, R.LOG_COLUMNS, [R.log_row(lg) for lg in batch.logs]),
+        table(internal_calls, R.CALL_COLUMNS, [R.call_row(c) for c in calls]),
+        table(
+            internal_call_participants,
+            R.CALL_LINK_COLUMNS,
+            [row for c in calls if is_listed_call(c) for row in R.call_links(c)],
+        ),
+        table(contracts, R.CONTRACT_COLUMNS, [R.contract_row(c) for c in batch.contracts]),
+        table(native_balances, R.NATIVE_COLUMNS, [R.native_row(n) for n in batch.native_balances]),
+        table(token_transfers, R.TRANSFER_COLUMNS, [R.transfer_row(t) for t in transfers]),
+        table(
+            transfer_participants,
+            R.TRANSFER_LINK_COLUMNS,
+            [row for t in transfers for row in R.transfer_links(t)],
+        ),
+        table(
+            nft_tokens,
+            R.NFT_TOKEN_COLUMNS,
+            [(batch.chain_id, tok, tid, std) for (tok, tid), std in nfts.items()],
+        ),
+    ]
+    return PreparedBatch(
+        chain_id=batch.chain_id,
+        first_block=batch.first_block,
+        last_block=batch.last_block,
+        has_traces=batch.has_traces,
+        chain=[(b.number, b.hash, b.parent_hash) for b in blocks],
+        block_rows=enc(dialect_, evm_blocks, R.BLOCK_COLUMNS, [R.block_row(b, 0) for b in blocks]),
+        tx_counts=[b.tx_count for b in blocks],
+        tables=[t for t in tables if t[2]],
+        transfers=[_transfer_tuple(t) for t in transfers],
+        tokens=list(batch.tokens),
+        transactions=len(batch.transactions),
+        malformed_logs=batch.stats.malformed_logs,
+        applier_inputs=list(applier_inputs or []),
+    )
