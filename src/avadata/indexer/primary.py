@@ -141,6 +141,7 @@ async def index_node(
     clients = {c: JsonRpcClient(index_url(node, c), max_batch=1) for c in chains}
     vertices = JsonRpcClient(index_url(node, "X", "vtx"), max_batch=1)
     platform = JsonRpcClient(f"{node.rstrip('/')}/ext/bc/P", max_batch=1)
+    estimated_at: int | None = None  # the P cursor the formula rewards were last computed at
     try:
         while True:
             for chain, client in clients.items():
@@ -153,11 +154,12 @@ async def index_node(
                 if chain == "P":
                     # Asked before the pass, so the pass indexes every block up to its height.
                     await snapshot_supply(engine, platform)
-                await index_chain(
+                reached = await index_chain(
                     engine, IndexApiSource(client), chain, chain, batch=batch, platform=platform
                 )
-                if chain == "P":
-                    estimate_rewards(engine)
+                # The replay walks every primary staker: only when P blocks came in.
+                if chain == "P" and reached != estimated_at and estimate_rewards(engine):
+                    estimated_at = reached
             await snapshot_stakers(engine, platform)
             await snapshot_l1_validators(engine, platform)
             if once:
