@@ -563,7 +563,7 @@ def test_consumed_utxos_carry_the_credentials_that_unlocked_them(world: World) -
     """Every UTXO a P, X or C-chain tx consumed carries the signatures of that tx's credential
     for it, each with the key it recovers: a key of one of the UTXO's owners (their address is
     the key's hash), one per signature the owners' threshold asks for."""
-    c, _ = world
+    c, sim = world
     seen = 0
     for chain in ("p-chain", "x-chain", "c-chain"):
         for t in every_tx(c, chain):
@@ -577,6 +577,31 @@ def test_consumed_utxos_carry_the_credentials_that_unlocked_them(world: World) -
                     assert len(bytes.fromhex(cred["signature"].removeprefix("0x"))) == 65
                 seen += 1
     assert seen > 100
+    # A spent UTXO listed by /utxos carries the same credentials as in its spender's list.
+    spent_in = {
+        u["utxoId"]: u["credentials"]
+        for chain in ("p-chain", "x-chain", "c-chain")
+        for t in every_tx(c, chain)
+        for u in t["consumedUtxos"]
+    }
+    listed = 0
+    for chain in ("p-chain", "x-chain"):
+        for user in sim.keys.users[:6]:
+            utxos = _all(
+                c,
+                f"/v1/networks/fuji/blockchains/{chain}/utxos",
+                "utxos",
+                addresses=bech32_address(user.address, "fuji"),
+                includeSpent="true",
+                pageSize=100,
+            )
+            for u in utxos:
+                if "consumingTxHash" in u:
+                    assert u["credentials"] == spent_in[u["utxoId"]]
+                    listed += 1
+                else:
+                    assert "credentials" not in u
+    assert listed > 20
 
 
 @pytest.mark.parametrize("chain", ["p-chain", "x-chain"])

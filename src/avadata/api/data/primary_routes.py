@@ -320,12 +320,22 @@ def list_utxos(
             by_amount=by_amount,
         )
         assets = Assets(net, key).load(conn, [r.asset_id for r in rows])
+        served, token = cut(
+            rows,
+            pg,
+            lambda r: (str(r.amount) if by_amount else int(r.block_timestamp), str(r.utxo_id)),
+        )
+        unlocked = queries.spend_credentials(
+            conn, [(r.consumed_on, r.consuming_tx_hash) for r in served if r.consuming_tx_hash]
+        )
     as_string = key != "P" and st.settings.utxo_output_index == "string"
-    served, token = cut(
-        rows,
-        pg,
-        lambda r: (str(r.amount) if by_amount else int(r.block_timestamp), str(r.utxo_id)),
-    )
+    utxos = []
+    for r in served:
+        out = utxo_json(r, net, assets, key, as_string)
+        creds = unlocked.get(r.consuming_tx_hash or "", {}).get(r.utxo_id)
+        if creds is not None:
+            out["credentials"] = creds
+        utxos.append(out)
     chain_info = {
         "chainName": CHAIN_NAMES[key],
         "network": "mainnet" if net == "mainnet" else "fuji",
@@ -333,7 +343,7 @@ def list_utxos(
     return JsonResponse(
         with_token(
             {
-                "utxos": [utxo_json(r, net, assets, key, as_string) for r in served],
+                "utxos": utxos,
                 "chainInfo": chain_info,
             },
             token,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 from sqlalchemy import Connection, Row, Select, Subquery, and_, literal, or_, select, tuple_, union
 from sqlalchemy.sql import ColumnElement
 
@@ -163,6 +164,27 @@ def list_utxos(
     keys = _tops_of(branches, key, desc, limit)
     stmt = select(primary_utxos).join(keys, u.utxo_id == keys.c.utxo_id)
     return conn.execute(stmt.order_by(*_ordered(list(keys.c), desc)).limit(limit)).all()
+
+
+def spend_credentials(
+    conn: Connection, spenders: Sequence[tuple[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """tx hash -> {UTXO ID: credentials} of these (blockchain, tx hash) consuming txs: what
+    the indexer kept from each one's credentials (decode/primary_rows.spend_credentials)."""
+    wanted = sorted(set(spenders))
+    if not wanted:
+        return {}
+    t = primary_txs.c
+    by_chain: dict[str, list[str]] = {}
+    for chain, tx_hash in wanted:
+        by_chain.setdefault(chain, []).append(tx_hash)
+    # One IN per chain: SQLite answers a row-value IN by scanning the table.
+    found = conn.execute(
+        select(t.tx_hash, t.body).where(
+            or_(*(and_(t.blockchain_id == k, t.tx_hash.in_(v)) for k, v in by_chain.items()))
+        )
+    ).all()
+    return {str(r.tx_hash): orjson.loads(r.body).get("_spendCredentials", {}) for r in found}
 
 
 def assets(conn: Connection, asset_ids: Sequence[str]) -> Sequence[Row[tuple[object, ...]]]:
