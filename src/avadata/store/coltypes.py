@@ -59,9 +59,28 @@ class U256(TypeDecorator[int]):
             return None
         return int(value)
 
+    def result_processor(self, dialect: Dialect, coltype: Any) -> Any:
+        # One plain function per value instead of TypeDecorator's closure around the method:
+        # a whole block's transactions decode 150 of these.
+        if _is_sqlite(dialect):
+            return _u256_from_text
+        return super().result_processor(dialect, coltype)
+
     @property
     def python_type(self) -> type[int]:
         return int
+
+
+def _u256_from_text(value: str | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _i256_from_text(value: str | None) -> int | None:
+    if value is None:
+        return None
+    if value.startswith("-"):
+        return int(value[1:]) - _NEG_BASE
+    return int(value)
 
 
 class I256(TypeDecorator[int]):
@@ -90,10 +109,13 @@ class I256(TypeDecorator[int]):
         if value is None:
             return None
         if isinstance(value, str):
-            if value.startswith("-"):
-                return int(value[1:]) - _NEG_BASE
-            return int(value)
+            return _i256_from_text(value)
         return int(value)
+
+    def result_processor(self, dialect: Dialect, coltype: Any) -> Any:
+        if _is_sqlite(dialect):
+            return _i256_from_text
+        return super().result_processor(dialect, coltype)
 
     @property
     def python_type(self) -> type[int]:

@@ -8,6 +8,7 @@ transaction of the block in one response, since the SDK never follows a token on
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from fastapi import APIRouter, Path
 from sqlalchemy import Connection
@@ -111,14 +112,21 @@ def block_transactions(
     pageSize: BlockTxPageSize = 0,
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        number = resolve_block(conn, chain.chain_id, block_id)
         if pageSize == 0:
-            if pageToken:
-                raise bad_request(
-                    "pageToken: pageSize 0 returns the whole block; there is no page 2"
-                )
-            rows = tx_queries.list_in_block(conn, chain.chain_id, number, None, None)
+            # A stored transaction means a stored block: the block lookup (a query of its
+            # own) is needed only when there is nothing to serve, or to read a hash.
+            rows: Sequence[AnyRow] = []
+            if not pageToken and block_id.isdigit() and len(block_id) <= 18:
+                rows = tx_queries.list_in_block(conn, chain.chain_id, int(block_id), None, None)
+            if not rows:
+                number = resolve_block(conn, chain.chain_id, block_id)
+                if pageToken:
+                    raise bad_request(
+                        "pageToken: pageSize 0 returns the whole block; there is no page 2"
+                    )
+                rows = tx_queries.list_in_block(conn, chain.chain_id, number, None, None)
             return JsonResponse({"transactions": [native_tx(r) for r in rows]})
+        number = resolve_block(conn, chain.chain_id, block_id)
         return keyset_page(
             st,
             "block-txs",

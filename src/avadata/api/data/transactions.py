@@ -5,13 +5,14 @@ Stage: api. Also holds the NativeTransaction shape, shared with the block transa
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Query
 
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import ListNativeTransactionsResponse, Method, NativeTransaction
-from avadata.api.data.shapes import rich
+from avadata.api.data.shapes import ZERO_ADDRESS, checksum
 from avadata.api.deps import ChainIdPath, PageSize, PageToken, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
@@ -29,32 +30,41 @@ _DEFAULT_METHOD_NAMES = {
 
 
 def method(row: AnyRow) -> Method:
-    out: dict[str, Any] = {"callType": row.call_type, "methodHash": row.method_hash or ""}
-    name = row.method_name or _DEFAULT_METHOD_NAMES.get(row.call_type)
+    return _method(row.call_type, row.method_hash, row.method_name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _method(call_type: str, method_hash: str | None, method_name: str | None) -> Method:
+    # Cached because a page repeats a few methods (a whole block: 50 items). Items share the
+    # dict: responses are rendered as built and nothing changes an item afterwards.
+    out: dict[str, Any] = {"callType": call_type, "methodHash": method_hash or ""}
+    name = method_name or _DEFAULT_METHOD_NAMES.get(call_type)
     if name:
         out["methodName"] = name
     return cast(Method, out)
 
 
 def native_tx(row: AnyRow) -> NativeTransaction:
+    # Integer columns come back as ints on both engines: no int() per value (a whole block
+    # shapes 50 of these).
     # A creation's `to` is the created contract (the SDK requires a `to`).
     to = row.to_address or row.contract_address
     return {
         "blockNumber": str(row.block_number),
-        "blockTimestamp": int(row.block_timestamp),
+        "blockTimestamp": row.block_timestamp,
         "blockHash": row.block_hash,
         "chainId": str(row.chain_id),
-        "blockIndex": int(row.tx_index),
+        "blockIndex": row.tx_index,
         "txHash": row.hash,
         "txStatus": "1" if row.success else "0",
-        "txType": int(row.tx_type),
+        "txType": row.tx_type,
         "gasLimit": str(row.gas_limit),
         "gasUsed": str(row.gas_used),
         "gasPrice": str(row.gas_price),
         "nonce": str(row.nonce),
-        "from": rich(row.from_address),
-        "to": rich(to),
-        "method": method(row),
+        "from": {"address": checksum(row.from_address)},
+        "to": {"address": checksum(to or ZERO_ADDRESS)},
+        "method": _method(row.call_type, row.method_hash, row.method_name),
         "value": str(row.value),
     }
 
