@@ -38,6 +38,33 @@ def test_faulty_node_gives_the_same_rows(devnet_chain, engine_factory, clean) ->
     assert_same_rows(dump(engine), clean)
 
 
+def test_one_process_gives_the_same_rows(devnet_chain, engine_factory, clean) -> None:
+    """The front half run in the writing process (LocalFeed) writes what the child process does."""
+    engine = engine_factory()
+    options = RunOptions(once=True, chunk_blocks=20, fetch_process=False)
+    asyncio.run(index_chains(engine, [devnet_chain.rpc_url], options))
+    assert_same_rows(dump(engine), clean)
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found.update(int(c) for c in f.read().split())
+        except FileNotFoundError:
+            pass
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def test_kill_nine_at_random_points_loses_and_duplicates_nothing(
     devnet_chain, engine_factory, clean, tmp_path
 ) -> None:
@@ -71,10 +98,16 @@ def test_kill_nine_at_random_points_loses_and_duplicates_nothing(
                 break
             time.sleep(0.05)
         time.sleep(rng.uniform(0.0, 0.03))
+        children = _children(proc.pid) if proc.poll() is None else set()
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.wait()
+        # The fetch process dies with the indexer: nothing keeps pulling from the node.
+        gone_by = time.monotonic() + 10
+        while any(_alive(c) for c in children) and time.monotonic() < gone_by:
+            time.sleep(0.05)
+        assert not any(_alive(c) for c in children), f"orphans after kill -9: {children}"
         cur = cursors.get_cursor(engine, devnet_chain.chain_id)
         positions.append(None if cur is None else cur.block_number)
     final = subprocess.run(args, capture_output=True, env=env, timeout=300)

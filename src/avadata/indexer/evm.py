@@ -68,7 +68,7 @@ class IndexerOptions:
 
     start_block: int = 0
     # Chunks written in one transaction at most, when that many are waiting.
-    max_group: int = 8
+    max_group: int = 4
 
 
 class EvmIndexer:
