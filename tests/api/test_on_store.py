@@ -7,12 +7,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
+from pathlib import Path
 
 import pytest
+from sqlalchemy import Connection, select
 
 from avadata.api.app import create_app
-from avadata.api.deps import AppState, on_store
+from avadata.api.deps import AppState, on_store, read_conn
 from avadata.settings import Settings
+from avadata.store import make_engine, migrate
+from avadata.store.schema import chains
+from tests.api.http import TestClient
 
 
 @on_store
@@ -47,3 +52,69 @@ def test_a_route_without_state_is_a_programming_error() -> None:
 
     with pytest.raises(TypeError, match="State parameter"):
         asyncio.run(stateless(x=1))
+
+
+# The loop's connection (LoopConnection): inline bodies take turns on one connection, each
+# turn its own read transaction; everyone else gets a connection of their own.
+
+
+@on_store
+def _connections(st: AppState, out: list[Connection], nested: bool = False) -> None:
+    with read_conn(st) as conn:
+        conn.execute(select(chains.c.chain_id)).all()  # a read transaction is open
+        out.append(conn)
+        if nested:
+            with read_conn(st) as inner:
+                out.append(inner)
+
+
+def test_inline_bodies_share_one_connection_and_each_ends_its_transaction(
+    store: tuple[str, object],
+) -> None:
+    app = create_app(Settings(db_url=store[0], page_token_secret="test-secret-0123456789"))
+    st: AppState = app.state.avadata
+    seen: list[Connection] = []
+
+    async def two_requests() -> None:
+        await _connections(st=st, out=seen)
+        await _connections(st=st, out=seen)
+
+    asyncio.run(two_requests())
+    assert seen[0] is seen[1]
+    assert not seen[0].in_transaction()  # rolled back after each body: the next sees new commits
+    st.loop.close()
+    assert seen[0].closed
+
+
+def test_a_nested_or_threaded_use_gets_a_connection_of_its_own(
+    store: tuple[str, object],
+) -> None:
+    app = create_app(Settings(db_url=store[0], page_token_secret="test-secret-0123456789"))
+    st: AppState = app.state.avadata
+    seen: list[Connection] = []
+    asyncio.run(_connections(st=st, out=seen, nested=True))
+    outer, inner = seen
+    assert inner is not outer and inner.closed and not outer.closed
+    # Outside an inline body (here, a plain call from a thread), always one's own.
+    with read_conn(st) as own:
+        assert own is not outer
+    threaded = dataclasses.replace(st, inline=False)
+    asyncio.run(_connections(st=threaded, out=seen))
+    assert seen[-1] is not outer and seen[-1].closed
+    st.loop.close()
+
+
+def test_a_request_sees_what_was_committed_before_it(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    writer = make_engine(url)
+    migrate(writer)
+    app = create_app(Settings(db_url=url, page_token_secret="test-secret-0123456789"))
+    try:
+        with TestClient(app) as client:
+            assert client.get("/v1/chains").json()["chains"] == []
+            with writer.begin() as conn:
+                conn.execute(chains.insert().values(chain_id=7, name="seven", blockchain_id="b7"))
+            assert [c["chainId"] for c in client.get("/v1/chains").json()["chains"]] == ["7"]
+        assert app.state.avadata.loop._conn is None  # closed at shutdown
+    finally:
+        writer.dispose()

@@ -7,6 +7,8 @@ settings, else from the store's api_secrets table, else is random for this proce
 from __future__ import annotations
 
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
@@ -26,7 +28,7 @@ from avadata.api.data import (
     transactions,
     transfers,
 )
-from avadata.api.deps import AppState
+from avadata.api.deps import AppState, LoopConnection
 from avadata.api.encoding import JsonResponse
 from avadata.api.limits import RateLimitMiddleware
 from avadata.api.paging import PageCodec
@@ -70,17 +72,26 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     prices: PriceSource | None = (
         FilePriceSource(settings.prices_file) if settings.prices_file is not None else None
     )
+    loop = LoopConnection(engine)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        loop.close()
+
     app = FastAPI(
         title="avadata Data API",
         version="1.0.0",
         description="Self-hosted Avalanche Data API (EVM chains), for the official SDK.",
         default_response_class=JsonResponse,
+        lifespan=lifespan,
     )
     app.state.avadata = AppState(
         settings=settings,
         engine=engine,
         codec=PageCodec(_secret(settings, engine)),
         prices=prices,
+        loop=loop,
         inline=queries_in_process(engine),
     )
     errors.install(app)
