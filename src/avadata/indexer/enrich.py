@@ -5,6 +5,7 @@ Indexer stage glue: asks the source, then hands the answers to pure decoders.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from avadata.decode.tokens import token_info
@@ -54,12 +55,37 @@ class NativeBalanceMode(StrEnum):
     OFF = "off"
 
 
+@dataclass(slots=True)
+class AskedAtHead:
+    """The addresses whose balance a run has already asked at `head` (HEAD mode).
+
+    A later chunk touching one of them at the same head would ask again, get the same answer and
+    add the row (address, head) that the earlier chunk already carries (the store ignores it as
+    a duplicate): in a backfill the head rarely moves, so that was most of the balance calls.
+    Chunks are written in order, so the earlier chunk's row is committed no later than the
+    chunk that skipped it. Forgotten when the head moves, and past `limit` addresses, so it
+    stays small whatever the chain length."""
+
+    head: int = -1
+    asked: set[str] = field(default_factory=set)
+    limit: int = 100_000
+
+    def new(self, head: int, addresses: list[str]) -> list[str]:
+        if head != self.head or len(self.asked) > self.limit:
+            self.head = head
+            self.asked = set()
+        fresh = [a for a in addresses if a not in self.asked]
+        self.asked.update(fresh)
+        return fresh
+
+
 async def enrich(
     source: EvmSource,
     batch: EvmBatch,
     known_tokens: set[str],
     *,
     native_balances: NativeBalanceMode,
+    asked: AskedAtHead | None = None,
 ) -> None:
     tokens = new_tokens(batch, known_tokens)
     if tokens:
@@ -74,7 +100,10 @@ async def enrich(
     if native_balances is NativeBalanceMode.HEAD and pairs:
         # Every fact stored is exact ("after block H the balance was X"), H being the head.
         head = await source.head()
-        pairs = [(address, head) for address in sorted({a for a, _ in pairs})]
+        addresses = sorted({a for a, _ in pairs})
+        if asked is not None:
+            addresses = asked.new(head, addresses)
+        pairs = [(address, head) for address in addresses]
     if pairs:
         values = await source.balances(pairs)
         batch.native_balances.extend(

@@ -28,7 +28,7 @@ from typing import Any
 
 from avadata.decode.evm import to_batch
 from avadata.errors import AvadataError, SourceError
-from avadata.indexer.enrich import NativeBalanceMode, enrich
+from avadata.indexer.enrich import AskedAtHead, NativeBalanceMode, enrich
 from avadata.records import EvmBatch
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient
@@ -88,11 +88,14 @@ async def produce(
     thread lets the loop keep the writer's turn short."""
     work = _inline if inline else asyncio.to_thread
     dialect_ = named_dialect(config.dialect_name)
+    asked = AskedAtHead()
 
     async def one(s: int, e: int) -> PreparedBatch:
         raws = await source.fetch_range(s, e)
         batch = await work(to_batch, config.chain_id, raws)
-        await enrich(source, batch, known_tokens, native_balances=config.native_balances)
+        await enrich(
+            source, batch, known_tokens, native_balances=config.native_balances, asked=asked
+        )
         # New tokens are known from here on: later chunks do not ask their metadata again.
         known_tokens.update(t.address for t in batch.tokens)
         return await work(_prepare, batch, dialect_, config.prepares)
