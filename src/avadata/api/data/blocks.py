@@ -8,14 +8,13 @@ transaction of the block in one response, since the SDK never follows a token on
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from fastapi import APIRouter, Path
 from sqlalchemy import Connection
 
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeTransactionsResponse
-from avadata.api.data.transactions import native_tx
+from avadata.api.data.transactions import block_txs, native_tx
 from avadata.api.deps import (
     BlockTxPageSize,
     ChainIdPath,
@@ -81,20 +80,21 @@ def list_blocks(
         )
 
 
-def resolve_block(conn: Connection, chain_id: int, block_id: str) -> int:
-    """A block number or hash -> the stored block's number; 400 if neither, 404 if unknown."""
+def resolve_block(conn: Connection, chain_id: int, block_id: str) -> AnyRow:
+    """A block number or hash -> the stored block's (number, hash, timestamp); 400 if
+    neither, 404 if unknown."""
     if block_id.isdigit() and len(block_id) <= 18:
-        number = queries.block_number(conn, chain_id, number=int(block_id))
+        head = queries.block_head(conn, chain_id, number=int(block_id))
     elif _HASH_RE.match(block_id):
-        number = queries.block_number(conn, chain_id, block_hash=block_id.lower())
+        head = queries.block_head(conn, chain_id, block_hash=block_id.lower())
     else:
         raise bad_request(
             "blockId: must be a block number or a 0x-prefixed 32-byte block hash "
             f"(got {block_id!r})"
         )
-    if number is None:
+    if head is None:
         raise not_found(f"blockId: block {block_id} is not indexed on chain {chain_id}")
-    return number
+    return head
 
 
 @router.get(
@@ -112,21 +112,17 @@ def block_transactions(
     pageSize: BlockTxPageSize = 0,
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
+        head = resolve_block(conn, chain.chain_id, block_id)
+        number = int(head.number)
         if pageSize == 0:
-            # A stored transaction means a stored block: the block lookup (a query of its
-            # own) is needed only when there is nothing to serve, or to read a hash.
-            rows: Sequence[AnyRow] = []
-            if not pageToken and block_id.isdigit() and len(block_id) <= 18:
-                rows = tx_queries.list_in_block(conn, chain.chain_id, int(block_id), None, None)
-            if not rows:
-                number = resolve_block(conn, chain.chain_id, block_id)
-                if pageToken:
-                    raise bad_request(
-                        "pageToken: pageSize 0 returns the whole block; there is no page 2"
-                    )
-                rows = tx_queries.list_in_block(conn, chain.chain_id, number, None, None)
-            return JsonResponse({"transactions": [native_tx(r) for r in rows]})
-        number = resolve_block(conn, chain.chain_id, block_id)
+            if pageToken:
+                raise bad_request(
+                    "pageToken: pageSize 0 returns the whole block; there is no page 2"
+                )
+            # The block's own columns come from its header, once, not from every row.
+            rows = tx_queries.bodies_in_block(conn, chain.chain_id, number)
+            txs = block_txs(chain.chain_id, number, head.hash, head.timestamp, rows)
+            return JsonResponse({"transactions": txs})
         return keyset_page(
             st,
             "block-txs",

@@ -6,6 +6,7 @@ Stage: api. Also holds the NativeTransaction shape, shared with the block transa
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Query
@@ -45,15 +46,27 @@ def _method(call_type: str, method_hash: str | None, method_name: str | None) ->
 
 
 def native_tx(row: AnyRow) -> NativeTransaction:
+    return _tx(str(row.block_number), row.block_timestamp, row.block_hash, str(row.chain_id), row)
+
+
+def block_txs(
+    chain_id: int, number: int, block_hash: str, timestamp: int, rows: Sequence[AnyRow]
+) -> list[NativeTransaction]:
+    """A block's transactions from rows without the block's own columns (bodies_in_block)."""
+    n, c = str(number), str(chain_id)
+    return [_tx(n, timestamp, block_hash, c, r) for r in rows]
+
+
+def _tx(number: str, timestamp: int, block_hash: str, chain: str, row: AnyRow) -> NativeTransaction:
     # Integer columns come back as ints on both engines: no int() per value (a whole block
     # shapes 50 of these).
     # A creation's `to` is the created contract (the SDK requires a `to`).
     to = row.to_address or row.contract_address
     return {
-        "blockNumber": str(row.block_number),
-        "blockTimestamp": row.block_timestamp,
-        "blockHash": row.block_hash,
-        "chainId": str(row.chain_id),
+        "blockNumber": number,
+        "blockTimestamp": timestamp,
+        "blockHash": block_hash,
+        "chainId": chain,
         "blockIndex": row.tx_index,
         "txHash": row.hash,
         "txStatus": "1" if row.success else "0",

@@ -41,24 +41,30 @@ def list_blocks(
 
 
 _B = evm_blocks.c
-_BY_NUMBER = select(_B.number).where(
-    _B.chain_id == bindparam("chain"), _B.number == bindparam("number")
-)
-_BY_HASH = select(_B.number).where(_B.chain_id == bindparam("chain"), _B.hash == bindparam("hash"))
 _LATEST = select(func.max(_B.number)).where(_B.chain_id == bindparam("chain"))
 
 
-def block_number(
+_HEAD = (_B.number, _B.hash, _B.timestamp)
+_HEAD_BY_NUMBER = select(*_HEAD).where(
+    _B.chain_id == bindparam("chain"), _B.number == bindparam("number")
+)
+_HEAD_BY_HASH = select(*_HEAD).where(
+    _B.chain_id == bindparam("chain"), _B.hash == bindparam("hash")
+)
+
+
+def block_head(
     conn: Connection, chain_id: int, *, number: int | None = None, block_hash: str | None = None
-) -> int | None:
-    """The number of the stored block with this number or (lower-case) hash; None if absent."""
+) -> AnyRow | None:
+    """(number, hash, timestamp) of the stored block with this number or (lower-case) hash;
+    None if absent."""
     if number is not None:
-        found = fetch_scalar(conn, _BY_NUMBER, {"chain": chain_id, "number": number})
+        rows = fetch(conn, _HEAD_BY_NUMBER, {"chain": chain_id, "number": number})
     elif block_hash is not None:
-        found = fetch_scalar(conn, _BY_HASH, {"chain": chain_id, "hash": block_hash})
+        rows = fetch(conn, _HEAD_BY_HASH, {"chain": chain_id, "hash": block_hash})
     else:
         raise ValueError("give number or block_hash")
-    return None if found is None else int(found)
+    return rows[0] if rows else None
 
 
 def latest_number(conn: Connection, chain_id: int) -> int | None:

@@ -25,6 +25,12 @@ def _record_type(keys: tuple[str, ...]) -> Any:
     return namedtuple("Record", keys)  # fields known only at run time
 
 
+@functools.lru_cache(maxsize=256)
+def _record_maker(keys: tuple[str, ...]) -> Callable[[Sequence[Any]], AnyRow]:
+    # What namedtuple's _make does, without its Python frame per row.
+    return functools.partial(tuple.__new__, _record_type(keys))
+
+
 def records(result: Result[Any]) -> list[AnyRow]:
     """The rows of `result` as named tuples, read by attribute exactly like Rows. The API's
     shapers read a dozen columns of each row by name, and a Row's attribute access goes
@@ -38,8 +44,7 @@ def fetch(conn: Connection, stmt: Select[Any], params: dict[str, Any]) -> list[A
     """`records(conn.execute(stmt, params))` for a statement built once: on SQLite it runs
     prepared, through the driver (dialect.read_rows)."""
     keys, rows = read_rows(conn, stmt, params)
-    make = _record_type(keys)._make
-    return cast(list[AnyRow], list(map(make, rows)))
+    return list(map(_record_maker(keys), rows))
 
 
 def fetch_scalar(conn: Connection, stmt: Select[Any], params: dict[str, Any]) -> Any:
