@@ -22,7 +22,7 @@ from avadata.store.reads import (
     erc1155_balance,
     native_balance,
 )
-from avadata.store.schema import erc20_balances, erc1155_balances
+from avadata.store.schema import erc20_balances, erc1155_balances, tokens
 from tests.store import builders as B
 
 _chain_ids = itertools.count(1_000)
@@ -267,3 +267,48 @@ def test_holdings_pages_are_the_positive_balances_in_token_order(
                 break
             after = (page[-1].token,)
     assert walked == expected
+
+
+def test_holdings_carry_their_token_info(engine):
+    """Each holding carries its token's name, symbol and decimals as the tokens table has them
+    (None where a value, or the whole row, is missing), whether the holder's tokens are walked
+    or named by the caller."""
+    chain = next(_chain_ids)
+    a, b, c = MANY_TOKENS[:3]
+    holder = HOLDERS[1]
+    moves = [B.transfer(chain, 0, i, t, B.ZERO, holder, 5 + i) for i, t in enumerate((a, b, c))]
+    write_evm_batch(engine, B.batch(chain, 0, 0, transfers=moves))
+    with engine.begin() as conn:
+        conn.execute(tokens.delete().where(tokens.c.chain_id == chain))
+        conn.execute(
+            tokens.insert(),
+            [
+                {
+                    "chain_id": chain,
+                    "address": a,
+                    "standard": "ERC-20",
+                    "name": "A",
+                    "symbol": "AA",
+                    "decimals": 6,
+                },
+                {
+                    "chain_id": chain,
+                    "address": b,
+                    "standard": "ERC-20",
+                    "name": None,
+                    "symbol": "BB",
+                    "decimals": None,
+                },
+            ],
+        )
+    expected = [
+        (a, 5, "A", "AA", 6),
+        (b, 6, None, "BB", None),
+        (c, 7, None, None, None),
+    ]
+    with engine.connect() as conn:
+        for asked in (None, [c, a, b]):
+            got = erc20_at(conn, chain, holder, 0, asked, None, 10)
+            assert [
+                (h.token, h.balance, h.token_name, h.token_symbol, h.token_decimals) for h in got
+            ] == expected

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Select, bindparam, func, literal, select, tuple_
+from sqlalchemy import Connection, Select, and_, bindparam, func, literal, select, tuple_
 
 from avadata.store.dialect import read_rows
 from avadata.store.queries.keyset import AnyRow, fetch, fetch_scalar
@@ -82,9 +82,11 @@ _TOKEN_INFO = select(_TK.address, _TK.name, _TK.symbol, _TK.decimals).where(
 
 @functools.cache
 def _next_tokens() -> Select[Any]:
-    """Up to :k tokens of the holder after :after, each with its balance at :block, in one
-    statement: a recursive CTE chains the MIN probes (a skip scan over the holder's tokens),
-    so a page costs one round of SQL instead of two statements per token looked at."""
+    """Up to :k tokens of the holder after :after, each with its balance at :block and its
+    token info, in one statement: a recursive CTE chains the MIN probes (a skip scan over the
+    holder's tokens), so a page costs one round of SQL instead of two statements per token
+    looked at, and the info is a primary-key probe per token rather than an IN-list query
+    (which SQLAlchemy must rebuild on every execution)."""
     seed = select(
         _next_token_after(bindparam("after", type_=_B.token.type)).label("token"),
         literal(1).label("n"),
@@ -94,8 +96,21 @@ def _next_tokens() -> Select[Any]:
             seed.c.token.is_not(None), seed.c.n < bindparam("k")
         )
     )
+    info = tokens.alias("info")
     return (
-        select(toks.c.token, _balance_at(toks.c.token).label("balance"))
+        select(
+            toks.c.token,
+            _balance_at(toks.c.token).label("balance"),
+            info.c.name,
+            info.c.symbol,
+            info.c.decimals,
+        )
+        .select_from(
+            toks.outerjoin(
+                info,
+                and_(info.c.chain_id == bindparam("chain"), info.c.address == toks.c.token),
+            )
+        )
         .where(toks.c.token.is_not(None))
         .order_by(toks.c.token)
     )
@@ -129,6 +144,8 @@ def erc20_at(
     wanted = None if contracts is None else sorted(set(contracts))
     cursor = "" if after is None else str(after[0])  # "" sorts before every address
     found: list[tuple[str, int]] = []
+    # (name, symbol, decimals) of the tokens the statement already read them for.
+    info: dict[str, tuple[str | None, str | None, int | None]] = {}
     params: dict[str, Any] = {"chain": chain_id, "holder": holder, "block": block}
     while len(found) < limit:
         k = limit - len(found)
@@ -137,7 +154,10 @@ def erc20_at(
             rows = [(t, fetch_scalar(conn, _WANTED, {**params, "token": t})) for t in probe]
         else:
             got = read_rows(conn, _next_tokens(), {**params, "after": cursor, "k": k})[1]
-            rows = [(str(token), balance) for token, balance in got]
+            rows = []
+            for token, balance, name, symbol, decimals in got:
+                rows.append((str(token), balance))
+                info[str(token)] = (name, symbol, decimals)
         for token, balance in rows:
             # Zero balances (sold out) are skipped; the next round asks from where this ended.
             if balance is not None and int(balance) > 0:
@@ -147,23 +167,11 @@ def erc20_at(
         cursor = rows[-1][0]
     if not found:
         return []
-    meta = {
-        r.address: r
-        for r in conn.execute(_TOKEN_INFO, {"chain": chain_id, "tokens": [t for t, _ in found]})
-    }
-    out = []
-    for token, balance in found:
-        m = meta.get(token)
-        out.append(
-            Erc20Holding(
-                token,
-                balance,
-                None if m is None else m.name,
-                None if m is None else m.symbol,
-                None if m is None else m.decimals,
-            )
-        )
-    return out
+    if wanted is not None:
+        for r in conn.execute(_TOKEN_INFO, {"chain": chain_id, "tokens": [t for t, _ in found]}):
+            info[r.address] = (r.name, r.symbol, r.decimals)
+    none = (None, None, None)
+    return [Erc20Holding(token, balance, *info.get(token, none)) for token, balance in found]
 
 
 @functools.cache
