@@ -2,8 +2,9 @@
 the raw JSON-RPC pull of the same data (no decoding, no storing) and ethereum-etl 2.4.2.
 
 Every contender reads the same blocks from the same node with the same concurrency budget.
-Peak RSS is the child process's (getrusage of waited children), so each contender runs in its
-own process; the raw pull runs in a child too for the same reason.
+Peak RSS is measured per contender, so each runs in its own process (the raw pull too): the
+largest sum of the RSS of that process and its descendants, sampled every 50 ms (avadata index
+is two processes, the writer and its fetch child), or wait4's peak when larger.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,23 +44,52 @@ class Result:
         return self.txs / self.seconds
 
 
+def _tree_rss_kib(pid: int) -> int:
+    """VmRSS of `pid` plus that of all its descendants (0 for those already gone)."""
+    total = 0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total += next((int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:")), 0)
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
 def _run(
     args: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[float, float]:
-    """Run a command to completion; (wall seconds, that child's own peak RSS in MB)."""
+    """Run a command to completion; (wall seconds, peak RSS in MB of it and its descendants)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
     )
     assert proc.stderr is not None
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.05):
+            peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
+    done.set()
+    sampler.join()
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise RuntimeError(f"{' '.join(args[:4])} failed ({code}): {err.decode()[-2000:]}")
-    # wait4 gives this child's own rusage, not the maximum over every child so far.
-    return seconds, usage.ru_maxrss / 1024  # Linux reports KiB
+    # wait4 gives this child's own rusage (and its waited-for descendants' largest), not the
+    # maximum over every child so far; the samples add up processes running side by side.
+    return seconds, max(usage.ru_maxrss, peak[0]) / 1024  # Linux reports KiB
 
 
 async def raw_pull(url: str, last: int, chunk: int, in_flight: int) -> int:
