@@ -128,7 +128,14 @@ def test_fast_path_answers_what_fastapi_answers(
 
 @pytest.mark.parametrize(
     "annotation",
-    [float, list[str], int | str, Annotated[str, Query(max_length=3)], Literal[1, 2]],
+    [
+        float,
+        list[str],
+        int | str,
+        Annotated[str, Query(max_length=3)],
+        Literal[1, 2],
+        Annotated[str, Query(validation_alias="y")],
+    ],
 )
 def test_parameters_without_a_fast_form_are_refused(annotation: Any) -> None:
     router = APIRouter(route_class=FastRoute)

@@ -159,7 +159,11 @@ def _plan(dependant: Dependant) -> _Plan:
     for fields, in_path in ((dependant.path_params, True), (dependant.query_params, False)):
         for field in fields:
             info = field.field_info
-            if not isinstance(info, params.Path | params.Query) or info.default_factory:
+            if (
+                not isinstance(info, params.Path | params.Query)
+                or info.default_factory
+                or info.validation_alias not in (None, field.alias)
+            ):
                 raise TypeError(f"{dependant.call!r}: parameter {field.name} has no fast form")
             found.append(
                 _Param(
