@@ -84,8 +84,7 @@ def _text(value: Any) -> str | None:
     return orjson.dumps(value).decode()
 
 
-def _common_metadata(row: AnyRow) -> dict[str, Any]:
-    doc = _metadata_json(row)
+def _common_metadata(row: AnyRow, doc: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"indexStatus": index_status(getattr(row, "index_status", None))}
     candidates = {
         "metadataLastUpdatedTimestamp": getattr(row, "last_updated", None),
@@ -107,16 +106,17 @@ def _common_metadata(row: AnyRow) -> dict[str, Any]:
 
 
 def erc721_metadata(row: AnyRow) -> Erc721TokenMetadata:
-    out = _common_metadata(row)
-    attributes = _metadata_json(row).get("attributes")
+    doc = _metadata_json(row)
+    out = _common_metadata(row, doc)
+    attributes = doc.get("attributes")
     if attributes is not None:
         out["attributes"] = _text(attributes)
     return cast(Erc721TokenMetadata, out)
 
 
 def erc1155_metadata(row: AnyRow) -> Erc1155TokenMetadata:
-    out = _common_metadata(row)
     doc = _metadata_json(row)
+    out = _common_metadata(row, doc)
     decimals = doc.get("decimals")
     if isinstance(decimals, int) and not isinstance(decimals, bool):
         out["decimals"] = decimals
