@@ -150,6 +150,12 @@ class ProcessFeed:
     def has_traces(self) -> bool | None:
         return self._has_traces
 
+    def start(self) -> None:
+        """Start the child now (else on first use): its imports then overlap the caller's
+        remaining set-up instead of delaying the first chunk."""
+        if self._process is None:
+            self._start()
+
     def _start(self) -> None:
         self._jobs = self._ctx.Queue()
         self._out = self._ctx.Queue(maxsize=QUEUE_CHUNKS)

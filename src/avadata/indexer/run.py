@@ -73,7 +73,13 @@ async def index_chains(
                 timeout=options.timeout,
                 max_in_flight=options.max_in_flight,
             )
-            feed: Feed = ProcessFeed(config) if options.fetch_process else LocalFeed(source, config)
+            feed: Feed
+            if options.fetch_process:
+                process_feed = ProcessFeed(config)
+                process_feed.start()
+                feed = process_feed
+            else:
+                feed = LocalFeed(source, config)
             feeds.append(feed)
             indexer = EvmIndexer(
                 source,
