@@ -125,8 +125,9 @@ class LocalFeed:
         return self.source.has_traces
 
     async def groups(
-        self, start: int, stop: int, known_tokens: set[str], max_group: int
+        self, start: int, stop: int, known_tokens: set[str], group_size: int
     ) -> AsyncIterator[list[PreparedBatch]]:
+        # One at a time: in one process, a bigger group would only delay the writer's turn.
         async for batch in produce(self.source, self.config, start, stop, set(known_tokens)):
             yield [batch]
 
@@ -184,18 +185,10 @@ class ProcessFeed:
                 return msg
             # A message of an abandoned range: dropped.
 
-    def _get_nowait(self) -> tuple[str, int, Any, bool | None] | None:
-        try:
-            msg: tuple[str, int, Any, bool | None] = self._out.get_nowait()
-        except queue.Empty:
-            return None
-        return msg if msg[1] == self._job else None
-
     async def groups(
-        self, start: int, stop: int, known_tokens: set[str], max_group: int
+        self, start: int, stop: int, known_tokens: set[str], group_size: int
     ) -> AsyncIterator[list[PreparedBatch]]:
-        """Batches start..stop in order, grouped: each group is one batch plus every later one
-        already waiting (up to `max_group`), so a writer that fell behind commits them once."""
+        """Batches start..stop in order, in groups of `group_size` (the last may be shorter)."""
         if self._process is None:
             self._start()
         self._job += 1
@@ -203,9 +196,8 @@ class ProcessFeed:
         done = False
         while not done:
             group: list[PreparedBatch] = []
-            msg: tuple[str, int, Any, bool | None] | None = await self._get()
-            while msg is not None:
-                kind, _, payload, has_traces = msg
+            while len(group) < group_size:
+                kind, _, payload, has_traces = await self._get()
                 if kind == "error":
                     raise payload
                 if has_traces is not None:
@@ -214,9 +206,6 @@ class ProcessFeed:
                     done = True
                     break
                 group.append(payload)
-                if len(group) >= max_group:
-                    break
-                msg = self._get_nowait()
             if group:
                 yield group
 
