@@ -6,11 +6,23 @@ for UTXOs; `after` is the last row served, compared as a row value in the page's
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, Row, Select, Subquery, and_, literal, or_, select, tuple_, union
+from sqlalchemy import (
+    Connection,
+    Row,
+    Select,
+    Subquery,
+    and_,
+    bindparam,
+    or_,
+    select,
+    tuple_,
+    union,
+)
 from sqlalchemy.sql import ColumnElement
 
 from avadata.store.coltypes import U256
@@ -29,7 +41,11 @@ from avadata.store.schema import (
 Position = tuple[int | str, ...]
 
 
-def _after(cols: Sequence[ColumnElement[object]], after: Position | None, desc: bool) -> list:  # type: ignore[type-arg]
+def _after(
+    cols: Sequence[ColumnElement[Any]],
+    after: Position | Sequence[ColumnElement[Any]] | None,
+    desc: bool,
+) -> list[ColumnElement[bool]]:
     if after is None:
         return []
     key = tuple_(*cols)
@@ -37,7 +53,10 @@ def _after(cols: Sequence[ColumnElement[object]], after: Position | None, desc: 
 
 
 def _tops_of(
-    branches: Sequence[Select[Any]], key: Sequence[ColumnElement[Any]], desc: bool, limit: int
+    branches: Sequence[Select[Any]],
+    key: Sequence[ColumnElement[Any]],
+    desc: bool,
+    limit: ColumnElement[Any],
 ) -> Subquery:
     """The rows a page over these addresses' links may hold, one branch per address. One
     address: its branch as it is, which SQLite flattens into the page's query and walks in
@@ -77,26 +96,20 @@ def list_txs(
             keys, and_(t.blockchain_id == chain, t.tx_hash == keys.c.tx_hash)
         )
     elif addresses:
-        a = primary_address_txs.c
-        link_key = [a.block_timestamp, a.block_number, a.tx_index]
-        branches = []
-        for address in sorted(set(addresses)):
-            b = select(*link_key, a.tx_hash).where(a.blockchain_id == chain, a.address == address)
-            if tx_types:
-                b = b.join(
-                    primary_txs, and_(t.blockchain_id == chain, t.tx_hash == a.tx_hash)
-                ).where(t.tx_type.in_(list(tx_types)))
-            if start is not None:
-                b = b.where(a.block_timestamp >= start)
-            if end is not None:
-                b = b.where(a.block_timestamp <= end)
-            branches.append(b.where(*_after(link_key, after, desc)))
-        keys = _tops_of(branches, link_key, desc, limit)
-        cols = [keys.c.block_timestamp, keys.c.block_number, keys.c.tx_index]
-        stmt = select(primary_txs).join(
-            keys, and_(t.blockchain_id == chain, t.tx_hash == keys.c.tx_hash)
+        stmt = _address_txs_statement(
+            len(set(addresses)),
+            desc,
+            after is not None,
+            bool(tx_types),
+            start is not None,
+            end is not None,
         )
-        return conn.execute(stmt.order_by(*_ordered(cols, desc)).limit(limit)).all()
+        params: dict[str, Any] = {"chain": chain, "limit": limit, "types": list(tx_types)}
+        params.update({f"a{i}": x for i, x in enumerate(sorted(set(addresses)))})
+        params.update({"start": start, "end": end})
+        if after is not None:
+            params.update({f"p{i}": x for i, x in enumerate(after)})
+        return conn.execute(stmt, params).all()
     else:
         cols = [t.block_timestamp, t.block_number, t.tx_index]
         stmt = select(primary_txs).where(t.blockchain_id == chain)
@@ -108,6 +121,40 @@ def list_txs(
     if end is not None:
         conds.append(t.block_timestamp <= end)
     return conn.execute(stmt.where(*conds).order_by(*_ordered(cols, desc)).limit(limit)).all()
+
+
+@functools.lru_cache(maxsize=256)
+def _address_txs_statement(
+    n: int, desc: bool, paged: bool, typed: bool, from_start: bool, to_end: bool
+) -> Select[Any]:
+    """The page of txs of n addresses, built once per shape: every value is a bound
+    parameter (chain, a0..an-1, p0..p2 the position after, types, start, end, limit)."""
+    t, a = primary_txs.c, primary_address_txs.c
+    link_key = [a.block_timestamp, a.block_number, a.tx_index]
+    after: tuple[ColumnElement[Any], ...] | None = None
+    if paged:
+        after = tuple(bindparam(f"p{i}") for i in range(3))
+    branches = []
+    for i in range(n):
+        b = select(*link_key, a.tx_hash).where(
+            a.blockchain_id == bindparam("chain"), a.address == bindparam(f"a{i}")
+        )
+        if typed:
+            b = b.join(
+                primary_txs, and_(t.blockchain_id == a.blockchain_id, t.tx_hash == a.tx_hash)
+            )
+            b = b.where(t.tx_type.in_(bindparam("types", expanding=True)))
+        if from_start:
+            b = b.where(a.block_timestamp >= bindparam("start"))
+        if to_end:
+            b = b.where(a.block_timestamp <= bindparam("end"))
+        branches.append(b.where(*_after(link_key, after, desc)))
+    keys = _tops_of(branches, link_key, desc, bindparam("limit"))
+    cols = [keys.c.block_timestamp, keys.c.block_number, keys.c.tx_index]
+    stmt = select(primary_txs).join(
+        keys, and_(t.blockchain_id == bindparam("chain"), t.tx_hash == keys.c.tx_hash)
+    )
+    return stmt.order_by(*_ordered(cols, desc)).limit(bindparam("limit"))
 
 
 def _ordered(cols: Sequence[ColumnElement[Any]], desc: bool) -> list[ColumnElement[Any]]:
@@ -136,34 +183,61 @@ def list_utxos(
     asset_id: str | None = None,
     by_amount: bool = False,
 ) -> Sequence[Any]:
-    a = primary_address_utxos.c
-    u = primary_utxos.c
+    stmt = _address_utxos_statement(
+        len(set(addresses)),
+        desc,
+        after is not None,
+        by_amount,
+        include_spent,
+        bool(min_amount),
+        asset_id is not None,
+    )
+    params: dict[str, Any] = {"chain": chain, "limit": limit, "min": min_amount, "asset": asset_id}
+    params.update({f"a{i}": x for i, x in enumerate(sorted(set(addresses)))})
+    if after is not None:
+        params.update({"p0": int(after[0]) if by_amount else after[0], "p1": str(after[1])})
+    return conn.execute(stmt, params).all()
+
+
+@functools.lru_cache(maxsize=256)
+def _address_utxos_statement(
+    n: int,
+    desc: bool,
+    paged: bool,
+    by_amount: bool,
+    include_spent: bool,
+    at_least: bool,
+    one_asset: bool,
+) -> Select[Any]:
+    """The page of UTXOs of n addresses, built once per shape: every value is a bound
+    parameter (chain, a0..an-1, p0 and p1 the position after, min, asset, limit)."""
+    a, u = primary_address_utxos.c, primary_utxos.c
     conds: list[ColumnElement[bool]] = []
+    after: tuple[ColumnElement[Any], ...]
     if by_amount:
         key: list[ColumnElement[Any]] = [u.amount, a.utxo_id]
-        if after is not None:
-            # The amount bound through U256 so SQLite compares its zero-padded text form.
-            pos = tuple_(literal(int(after[0]), U256()), literal(str(after[1])))
-            conds.append(tuple_(*key) < pos if desc else tuple_(*key) > pos)
+        # The amount bound through U256 so SQLite compares its zero-padded text form.
+        after = (bindparam("p0", type_=U256()), bindparam("p1"))
     else:
         key = [a.block_timestamp, a.utxo_id]
-        conds += _after(key, after, desc)
+        after = (bindparam("p0"), bindparam("p1"))
+    conds += _after(key, after if paged else None, desc)
     if not include_spent:
         conds.append(u.consuming_tx_hash.is_(None))
-    if min_amount:
-        conds.append(u.amount >= min_amount)
-    if asset_id is not None:
-        conds.append(u.asset_id == asset_id)
+    if at_least:
+        conds.append(u.amount >= bindparam("min"))
+    if one_asset:
+        conds.append(u.asset_id == bindparam("asset"))
     branches = [
         select(*key)
         .select_from(primary_address_utxos)
         .join(primary_utxos, u.utxo_id == a.utxo_id)
-        .where(a.chain_id == chain, a.address == address, *conds)
-        for address in sorted(set(addresses))
+        .where(a.chain_id == bindparam("chain"), a.address == bindparam(f"a{i}"), *conds)
+        for i in range(n)
     ]
-    keys = _tops_of(branches, key, desc, limit)
+    keys = _tops_of(branches, key, desc, bindparam("limit"))
     stmt = select(primary_utxos).join(keys, u.utxo_id == keys.c.utxo_id)
-    return conn.execute(stmt.order_by(*_ordered(list(keys.c), desc)).limit(limit)).all()
+    return stmt.order_by(*_ordered(list(keys.c), desc)).limit(bindparam("limit"))
 
 
 def spend_credentials(
