@@ -4,12 +4,21 @@ computes equals the one the simulator fixed when it added the staker (its own le
 
 from __future__ import annotations
 
+import asyncio
 import random
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sqlalchemy import select
 
 from avadata.decode.primary_supply import SupplyEvent, replay, solve_start_supply
+from avadata.indexer.primary import snapshot_supply
+from avadata.store.engine import make_engine
+from avadata.store.migrate import migrate
+from avadata.store.primary_supply import estimate_rewards
+from avadata.store.schema import primary_supply
 
 AVAX = 10**9
 DAY = 86_400
@@ -72,3 +81,27 @@ def test_the_reference_vector_through_the_replay() -> None:
     assert solve_start_supply(events, after, 1) == 360_000_000 * AVAX
     # An anchor at a height before every event says nothing but itself.
     assert solve_start_supply(events, after, 0) == after
+
+
+class _Platform:
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    async def call(self, method: str, params: object) -> object:
+        assert method == "platform.getCurrentSupply"
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    "answer", [{}, {"supply": "12"}, {"supply": "x", "height": "1"}, {"supply": None, "height": 1}]
+)
+def test_a_malformed_supply_answer_leaves_no_anchor(tmp_path: Path, answer: object) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
+    migrate(engine)
+    asyncio.run(snapshot_supply(engine, _Platform(answer)))  # type: ignore[arg-type]
+    assert estimate_rewards(engine) is False  # no anchor stored
+    asyncio.run(snapshot_supply(engine, _Platform({"supply": "7", "height": "3"})))  # type: ignore[arg-type]
+    with engine.connect() as conn:
+        assert [(int(r.supply), int(r.height)) for r in conn.execute(select(primary_supply))] == [
+            (7, 3)
+        ]

@@ -51,7 +51,7 @@ def replay(
             supply += reward
         else:
             # The forfeit of a staker added before the history starts (a genesis validator)
-            # has no known reward: then no start supply meets the anchor, and none is claimed.
+            # has no known reward: the start supply then found is off by it (docs/primary.md).
             supply -= rewards.get(e.tx_hash, 0)
     return rewards, supply
 
@@ -60,8 +60,8 @@ def solve_start_supply(
     events: Sequence[SupplyEvent], supply: int, height: int, cfg: RewardConfig = MAINNET
 ) -> int | None:
     """The supply before the first event such that the replay reaches `supply` at `height`
-    (events sorted by height); None when no start supply does (a history with a hole, or
-    forfeits of stakers it never added)."""
+    (events sorted by height): the least one, as several can reach it; None when none
+    does (an anchor below anything the history reaches)."""
     lo, hi = 0, supply
     while lo < hi:
         mid = (lo + hi) // 2

@@ -341,9 +341,10 @@ async def snapshot_supply(engine: Engine, platform: JsonRpcClient) -> None:
     every primary staker's potential reward. A node without the method leaves the last one."""
     try:
         answer = await platform.call("platform.getCurrentSupply", {})
-    except AvadataError:
-        return
-    save_supply_anchor(engine, int(answer["supply"]), int(answer["height"]))
+        supply, height = int(answer["supply"]), int(answer["height"])
+    except (AvadataError, KeyError, TypeError, ValueError):
+        return  # no method, or an answer without both numbers: no anchor rather than a crash
+    save_supply_anchor(engine, supply, height)
 
 
 async def snapshot_stakers(engine: Engine, platform: JsonRpcClient) -> None:

@@ -66,13 +66,21 @@ def chain(net: str, value: str) -> str:
     return key
 
 
+# A page over several addresses merges one branch per address (store/queries/primary_txs.py):
+# SQLite refuses a compound SELECT of more than 500 terms, and each shape is kept built.
+MAX_ADDRESSES = 256
+
+
 def addresses(net: str, chain_key: str, value: str | None) -> list[str]:
     """Comma-separated bech32 addresses (optional P-/X- prefix) -> bare bech32 strings; 0x
     EVM addresses are accepted on the C-chain (atomic lookups), lower-cased."""
     if value is None or value.strip() == "":
         return []
+    given = value.split(",")
+    if len(given) > MAX_ADDRESSES:
+        raise bad_request(f"addresses: at most {MAX_ADDRESSES} addresses, got {len(given)}")
     out: list[str] = []
-    for raw in value.split(","):
+    for raw in given:
         text = raw.strip()
         if chain_key == "C" and text.lower().startswith("0x"):
             if len(text) != 42 or any(c not in "0123456789abcdef" for c in text[2:].lower()):

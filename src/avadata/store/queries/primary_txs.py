@@ -123,7 +123,7 @@ def list_txs(
     return conn.execute(stmt.where(*conds).order_by(*_ordered(cols, desc)).limit(limit)).all()
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def _address_txs_statement(
     n: int, desc: bool, paged: bool, typed: bool, from_start: bool, to_end: bool
 ) -> Select[Any]:
@@ -199,7 +199,7 @@ def list_utxos(
     return conn.execute(stmt, params).all()
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def _address_utxos_statement(
     n: int,
     desc: bool,
