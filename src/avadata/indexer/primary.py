@@ -243,16 +243,7 @@ async def attach_rewards(
             for u, reward_type in zip(utxos, types, strict=True):
                 row = utxo_row("P", "P", u, hrp, facts, ts, False)
                 row["reward_type"] = reward_type
-                for a in row.pop("_addresses"):
-                    r.address_utxos.append(
-                        {
-                            "address": a,
-                            "chain_id": "P",
-                            "block_timestamp": ts,
-                            "utxo_id": row["utxo_id"],
-                        }
-                    )
-                r.utxos.append(row)
+                _add_p_utxo(r, row, ts)
 
 
 UTXO_PAGE = 1_024  # avalanchego's largest platform.getUTXOs page
@@ -314,15 +305,7 @@ async def attach_refunds(
             ts = int(tx["block_timestamp"])
             hrp = orjson.loads(owner_text)["addresses"][0].split("1", 1)[0]
             row = utxo_row("P", "P", utxo, hrp, BlockFacts("", height, ts, None), ts, False)
-            for a in row.pop("_addresses"):
-                r.address_utxos.append(
-                    {
-                        "address": a,
-                        "chain_id": "P",
-                        "block_timestamp": ts,
-                        "utxo_id": row["utxo_id"],
-                    }
-                )
+            for a in _add_p_utxo(r, row, ts):
                 r.address_txs.append(
                     {
                         "address": a,
@@ -333,7 +316,18 @@ async def attach_refunds(
                         "tx_hash": tx["tx_hash"],
                     }
                 )
-            r.utxos.append(row)
+
+
+def _add_p_utxo(r: BlockRows, row: dict[str, Any], ts: int) -> list[str]:
+    """A P-chain UTXO the node told of (reward, refund) into the batch, linked to its owners;
+    returns the owners."""
+    owners: list[str] = row.pop("_addresses")
+    r.address_utxos += [
+        {"address": a, "chain_id": "P", "block_timestamp": ts, "utxo_id": row["utxo_id"]}
+        for a in owners
+    ]
+    r.utxos.append(row)
+    return owners
 
 
 async def snapshot_supply(engine: Engine, platform: JsonRpcClient) -> None:
