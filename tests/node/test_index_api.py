@@ -20,12 +20,11 @@ import pytest
 
 from avadata.decode.codec.ids import cb58_encode
 from avadata.decode.codec.proposervm import decode_proposervm
-from avadata.devnet.facade.index_api import index_routes
-from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.index_store import IndexConfigError
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
 from avadata.devnet.produced import INDEXES, Container
+from tests.support.primary_world import served_node
 
 CONFIG = PrimaryConfig(seed=11, start=1_767_225_600, days=12, p_blocks=60, x_blocks=40)
 BAD_PARAMS = (
@@ -50,13 +49,8 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("node")
     node = PrimaryNode(NodeOptions(CONFIG, data_dir=folder, live_interval=None))
     node.start()
-    server = FacadeServer([], port=0, extra_routes=index_routes(node.index_store))
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
-        node.stop()
+    with served_node(node) as served:
+        yield served
 
 
 def call(url: str, index: str, method: str, params: Any = None, id_: Any = 1) -> dict[str, Any]:
