@@ -72,12 +72,9 @@ class StoreSink:
 
     def _steps(self, batch: PreparedBatch) -> list[Callable[[Connection], None]]:
         return [
-            _bound(a.apply, v) for a, v in zip(self.appliers, batch.applier_inputs, strict=True)
+            writer.bound(a.apply, v)
+            for a, v in zip(self.appliers, batch.applier_inputs, strict=True)
         ]
 
     def mark_chain(self, chain_id: int, rpc_url: str, has_traces: bool | None) -> None:
         writer.mark_chain(self.engine, chain_id=chain_id, rpc_url=rpc_url, has_traces=has_traces)
-
-
-def _bound(apply: Callable[[Connection, Any], None], value: Any) -> Callable[[Connection], None]:
-    return lambda conn: apply(conn, value)

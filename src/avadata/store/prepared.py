@@ -56,9 +56,8 @@ class PreparedBatch:
     tx_counts: list[int]
     # (table name, columns, encoded rows) in the order they are written.
     tables: list[tuple[str, tuple[str, ...], list[tuple[Any, ...]]]]
-    # Token transfers in position order, as tuples of TokenTransfer's fields in declaration
-    # order (standard as its value):
-    # the balance histories are computed from them inside the write transaction.
+    # Token transfers in position order, as `rows.transfer_row` tuples (TRANSFER_COLUMNS order,
+    # not encoded): the balance histories are computed from them inside the write transaction.
     transfers: list[tuple[Any, ...]]
     tokens: list[TokenInfo]
     transactions: int
@@ -72,8 +71,8 @@ class PreparedBatch:
 
     def transfer_records(self) -> list[TokenTransfer]:
         out = []
-        for t in self.transfers:
-            (chain, number, bhash, ts, txi, txh, logi, bi, token, std, frm, to, tid, v, op) = t
+        for row in self.transfers:
+            (chain, number, logi, bi, txi, txh, bhash, ts, token, std, frm, to, tid, v, op) = row
             out.append(
                 TokenTransfer(
                     chain,
@@ -102,26 +101,6 @@ def is_listed_call(call: InternalCall) -> bool:
     return (op in _CALL_OPS and call.value != 0) or op in CREATE_OPS
 
 
-def _transfer_tuple(t: TokenTransfer) -> tuple[Any, ...]:
-    return (
-        t.chain_id,
-        t.block_number,
-        t.block_hash,
-        t.block_timestamp,
-        t.tx_index,
-        t.tx_hash,
-        t.log_index,
-        t.batch_index,
-        t.token,
-        str(t.standard),
-        t.from_address,
-        t.to_address,
-        t.token_id,
-        t.value,
-        t.operator,
-    )
-
-
 def check_batch(batch: EvmBatch) -> None:
     """ValueError when the batch is empty, lacks its last block or mixes chains."""
     if batch.last_block < batch.first_block:
@@ -145,6 +124,7 @@ def prepare(
     blocks = sorted(batch.blocks, key=lambda x: x.number)
     transfers = sorted(batch.transfers, key=lambda t: (t.block_number, t.log_index, t.batch_index))
     calls = batch.internal_calls
+    transfer_rows = [R.transfer_row(t) for t in transfers]
     nfts = {
         (t.token, t.token_id): str(t.standard)
         for t in transfers
@@ -167,7 +147,7 @@ def prepare(
         ),
         table(contracts, R.CONTRACT_COLUMNS, [R.contract_row(c) for c in batch.contracts]),
         table(native_balances, R.NATIVE_COLUMNS, [R.native_row(n) for n in batch.native_balances]),
-        table(token_transfers, R.TRANSFER_COLUMNS, [R.transfer_row(t) for t in transfers]),
+        table(token_transfers, R.TRANSFER_COLUMNS, transfer_rows),
         table(
             transfer_participants,
             R.TRANSFER_LINK_COLUMNS,
@@ -188,7 +168,7 @@ def prepare(
         block_rows=enc(dialect_, evm_blocks, R.BLOCK_COLUMNS, [R.block_row(b, 0) for b in blocks]),
         tx_counts=[b.tx_count for b in blocks],
         tables=[t for t in tables if t[2]],
-        transfers=[_transfer_tuple(t) for t in transfers],
+        transfers=transfer_rows,
         tokens=list(batch.tokens),
         transactions=len(batch.transactions),
         malformed_logs=batch.stats.malformed_logs,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from sqlalchemy import Connection, Engine, func, select
 
@@ -69,11 +70,12 @@ def write_evm_batch_in(
 ) -> None:
     """`write_evm_batch` inside a transaction the caller owns (it commits or rolls back)."""
     prepared = prepare(batch, conn.dialect)
-    write_prepared_in(conn, prepared, source=source, after=[_bind(a, batch) for a in appliers])
+    write_prepared_in(conn, prepared, source=source, after=[bound(a, batch) for a in appliers])
 
 
-def _bind(applier: Applier, batch: EvmBatch) -> Callable[[Connection], None]:
-    return lambda conn: applier(conn, batch)
+def bound(step: Callable[[Connection, Any], None], value: Any) -> Callable[[Connection], None]:
+    """`step` with its second argument fixed: an `after` step of `write_prepared_in`."""
+    return lambda conn: step(conn, value)
 
 
 def write_prepared(
