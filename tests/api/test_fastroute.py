@@ -97,6 +97,10 @@ _PATHS = (
     + [
         f"{C}/blocks/0x{'ab' * 32}/transactions",
         f"{C}/blocks/x/transactions",
+        # Digits str.isdigit() takes and int() refuses; a hash with a newline after it.
+        f"{C}/blocks/{quote('²')}/transactions",
+        f"{C}/blocks/0x{'ab' * 32}{quote(chr(10))}/transactions",
+        f"/v1/chains/{quote('²')}/blocks",
         "/v1/chains/999/blocks",
     ]
 )
@@ -122,6 +126,8 @@ def test_fast_path_answers_what_fastapi_answers(
         monkeypatch.setattr(fastroute._Plan, "values", lambda plan, request: None)
         slow = client.get(url)
         assert (fast.status_code, fast.content) == (slow.status_code, slow.content), url
+        # Equal answers prove nothing when both are a 500 (the client does not raise them).
+        assert fast.status_code < 500, url
     # A malformed address is FastAPI's to answer on every request.
     assert served_fast > 0 or "/0x12/" in path
 

@@ -33,7 +33,9 @@ from avadata.store.queries.keyset import AnyRow
 
 router = APIRouter(tags=["EVM blocks"], route_class=FastRoute)
 
-_HASH_RE = re.compile(r"^0x[0-9a-fA-F]{64}$")
+# fullmatch: a final newline matches `$`, and str.isdigit() holds for digits int() refuses.
+_NUMBER_RE = re.compile(r"[0-9]{1,18}")
+_HASH_RE = re.compile(r"0x[0-9a-fA-F]{64}")
 
 
 def evm_block(row: AnyRow) -> EvmBlock:
@@ -83,9 +85,9 @@ def list_blocks(
 def resolve_block(conn: Connection, chain_id: int, block_id: str) -> AnyRow:
     """A block number or hash -> the stored block's (number, hash, timestamp); 400 if
     neither, 404 if unknown."""
-    if block_id.isdigit() and len(block_id) <= 18:
+    if _NUMBER_RE.fullmatch(block_id):
         head = queries.block_head(conn, chain_id, number=int(block_id))
-    elif _HASH_RE.match(block_id):
+    elif _HASH_RE.fullmatch(block_id):
         head = queries.block_head(conn, chain_id, block_hash=block_id.lower())
     else:
         raise bad_request(

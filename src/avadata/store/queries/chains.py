@@ -39,7 +39,8 @@ def _row(r: AnyRow) -> ChainRow:
 def find_chain(conn: Connection, key: str) -> ChainRow | None:
     """`key` is a decimal EVM chain ID or a blockchain ID (cb58), as the path carries it."""
     c = chains.c
-    if key.isdigit() and len(key) <= 18:
+    # isascii: str.isdigit() also holds for digits int() refuses ("²").
+    if key.isascii() and key.isdigit() and len(key) <= 18:
         stmt = select(chains).where(c.chain_id == int(key))
     else:
         stmt = select(chains).where(c.blockchain_id == key)
