@@ -13,7 +13,7 @@ from fastapi import APIRouter, Query
 
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import ListNativeTransactionsResponse, Method, NativeTransaction
-from avadata.api.data.shapes import ZERO_ADDRESS, checksum
+from avadata.api.data.shapes import rich
 from avadata.api.deps import ChainIdPath, PageSize, PageToken, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
@@ -28,10 +28,6 @@ _DEFAULT_METHOD_NAMES = {
     "NATIVE_TRANSFER": "Native Transfer",
     "CONTRACT_CREATION": "Contract Created",
 }
-
-
-def method(row: AnyRow) -> Method:
-    return _method(row.call_type, row.method_hash, row.method_name)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -75,8 +71,8 @@ def _tx(number: str, timestamp: int, block_hash: str, chain: str, row: AnyRow) -
         "gasUsed": str(row.gas_used),
         "gasPrice": str(row.gas_price),
         "nonce": str(row.nonce),
-        "from": {"address": checksum(row.from_address)},
-        "to": {"address": checksum(to or ZERO_ADDRESS)},
+        "from": rich(row.from_address),
+        "to": rich(to),
         "method": _method(row.call_type, row.method_hash, row.method_name),
         "value": str(row.value),
     }
