@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import random
 import signal
@@ -12,7 +13,9 @@ import time
 
 import pytest
 
+from avadata.errors import SourceError
 from avadata.indexer.run import RunOptions, index_chains
+from avadata.indexer.sink import StoreSink
 from avadata.store import cursors
 from tests.support.dump import assert_same_rows, dump
 from tests.support.fault_proxy import FaultProxy
@@ -42,6 +45,34 @@ def test_one_process_gives_the_same_rows(devnet_chain, engine_factory, clean) ->
     """The front half run in the writing process (LocalFeed) writes what the child process does."""
     engine = engine_factory()
     options = RunOptions(once=True, chunk_blocks=20, fetch_process=False)
+    asyncio.run(index_chains(engine, [devnet_chain.rpc_url], options))
+    assert_same_rows(dump(engine), clean)
+
+
+def test_fetch_process_death_stops_the_indexer_and_a_rerun_resumes(
+    devnet_chain, engine_factory, clean, monkeypatch
+) -> None:
+    """The fetch process killed mid-range (OOM killer, kill -9 of the child alone): the indexer
+    stops with an error naming it instead of waiting, keeps what it wrote (whole chunks), and a
+    rerun completes the same rows as a clean run."""
+    engine = engine_factory()
+    real_write = StoreSink.write
+
+    def write_then_kill_the_child(self, batches):
+        real_write(self, batches)
+        for child in multiprocessing.active_children():
+            if child.name.startswith("avadata-fetch-"):
+                os.kill(child.pid, signal.SIGKILL)
+                child.join(10)
+
+    monkeypatch.setattr(StoreSink, "write", write_then_kill_the_child)
+    # 10-block chunks: the child cannot have finished the ~300 blocks by the first write.
+    options = RunOptions(once=True, chunk_blocks=10)
+    with pytest.raises(SourceError, match="the fetch process ended"):
+        asyncio.run(index_chains(engine, [devnet_chain.rpc_url], options))
+    cur = cursors.get_cursor(engine, devnet_chain.chain_id)
+    assert cur is not None and cur.block_number < devnet_chain.head
+    monkeypatch.undo()
     asyncio.run(index_chains(engine, [devnet_chain.rpc_url], options))
     assert_same_rows(dump(engine), clean)
 

@@ -167,6 +167,10 @@ class ProcessFeed:
             daemon=True,
         )
         self._process.start()
+        # Only the child writes to `_out`: without the parent's own copy of the pipe's write
+        # end, a child that dies mid-message (OOM killer, kill -9) gives the parent EOF instead
+        # of a read that waits forever for the rest of the message.
+        self._out._writer.close()
 
     async def _get(self) -> tuple[str, int, Any, bool | None]:
         while True:
@@ -174,6 +178,10 @@ class ProcessFeed:
                 msg: tuple[str, int, Any, bool | None] = await asyncio.to_thread(
                     self._out.get, True, 1.0
                 )
+            except (EOFError, OSError):  # EOF at or inside a message
+                raise SourceError(
+                    f"chain {self.config.chain_id}: the fetch process ended mid-message"
+                ) from None
             except queue.Empty:
                 if not self._process.is_alive():
                     raise SourceError(
