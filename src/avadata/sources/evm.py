@@ -2,8 +2,11 @@
 
 Sources stage: fetch only; results are the node's JSON, untouched.
 
-Receipts: `eth_getBlockReceipts` (one call per block); a node without it gets one
-`eth_getTransactionReceipt` per transaction, decided once per source.
+Receipts: a plain transfer's receipt is implied by its trace and not fetched (`receipts.py`,
+checked against the header's gasUsed); a block that needs every receipt gets
+`eth_getBlockReceipts` (one call), else one `eth_getTransactionReceipt` per transaction that
+needs its own; a node without `eth_getBlockReceipts` gets per-transaction calls only, decided
+once per source.
 Traces: `debug_traceBlockByNumber` with `callTracer` (the only tracer Avalanche nodes offer), else
 parity-style `trace_block`; the fallback is made per block, so one failing block does not lose the
 rest. anvil is the one node asked the other way round: it records parity traces when it mines a
@@ -21,6 +24,7 @@ from typing import Any
 from avadata.errors import RpcError, SourceError
 from avadata.records import RawBlock, TraceStyle
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
+from avadata.sources.receipts import gas_adds_up, implied_positions, implied_receipt
 
 METHOD_NOT_FOUND = -32601
 
@@ -43,12 +47,18 @@ def _unsupported(result: RpcResult) -> bool:
 
 
 class EvmSource:
-    def __init__(self, client: JsonRpcClient, *, blocks_per_batch: int = 10) -> None:
+    def __init__(
+        self, client: JsonRpcClient, *, blocks_per_batch: int = 10, imply_receipts: bool = True
+    ) -> None:
         self.client = client
         self.blocks_per_batch = blocks_per_batch
         self._block_receipts: bool | None = None
         self._traces: TraceStyle | None = None
         self._order: tuple[TraceStyle, TraceStyle] | None = None
+        # Receipts implied by traces instead of fetched (receipts.py); off = fetch every one.
+        self.imply_receipts = imply_receipts
+        self.implied_receipts = 0
+        self.receipt_refetches = 0
 
     async def chain_id(self) -> int:
         return int(await self.client.call("eth_chainId"), 16)
@@ -76,11 +86,10 @@ class EvmSource:
         return [raw for part in parts for raw in part]
 
     async def _fetch_group(self, numbers: list[int]) -> list[RawBlock]:
-        # Receipts and traces are asked for by block number, so all three go out at once; only
-        # the per-transaction receipt fallback has to wait for the blocks' transaction hashes.
-        blocks_results, receipts, traces = await asyncio.gather(
+        # Blocks and traces go out at once; receipts follow, since which ones are needed
+        # depends on both (receipts.py).
+        blocks_results, traces = await asyncio.gather(
             self.client.batch([("eth_getBlockByNumber", [_hex(n), True]) for n in numbers]),
-            self._block_receipts_by_number(numbers),
             self._traces_for(numbers),
         )
         blocks: list[dict[str, Any]] = []
@@ -89,8 +98,7 @@ class EvmSource:
             if block is None:
                 raise SourceError(f"block {n} is not available on the node yet")
             blocks.append(block)
-        if receipts is None:
-            receipts = await self._receipts_per_tx(blocks)
+        receipts = await self._receipts(blocks, traces)
         out = []
         for b, rc, (style, tr) in zip(blocks, receipts, traces, strict=True):
             if (
@@ -102,30 +110,72 @@ class EvmSource:
             out.append(RawBlock(block=b, receipts=rc, trace_style=style, traces=tr))
         return out
 
-    async def _block_receipts_by_number(
-        self, numbers: list[int]
-    ) -> list[list[dict[str, Any]]] | None:
-        """eth_getBlockReceipts for each block; None when the node lacks the method."""
-        if self._block_receipts is False:
-            return None
-        results = await self.client.batch([("eth_getBlockReceipts", [_hex(n)]) for n in numbers])
-        if self._block_receipts is None and results and _unsupported(results[0]):
-            self._block_receipts = False
-            return None
-        self._block_receipts = True
-        return [list(r.unwrap() or []) for r in results]
-
-    async def _receipts_per_tx(self, blocks: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-        calls: list[Call] = [
-            ("eth_getTransactionReceipt", [tx["hash"]]) for b in blocks for tx in b["transactions"]
+    async def _receipts(
+        self, blocks: list[dict[str, Any]], traces: list[tuple[TraceStyle, list[Any]]]
+    ) -> list[list[dict[str, Any]]]:
+        """Every transaction's receipt, block by block: fetched, or implied by its trace when
+        the block's gas adds up with the implied ones (else the whole block's are fetched)."""
+        implied = [
+            implied_positions(b, style, tr) if self.imply_receipts else set()
+            for b, (style, tr) in zip(blocks, traces, strict=True)
         ]
-        flat = [r.unwrap() for r in await self.client.batch(calls)] if calls else []
+        fetched = await self._fetch_receipts(blocks, implied)
         out: list[list[dict[str, Any]]] = []
-        i = 0
-        for b in blocks:
-            n = len(b["transactions"])
-            out.append(flat[i : i + n])
-            i += n
+        redo: list[int] = []
+        for i, (b, imp, got) in enumerate(zip(blocks, implied, fetched, strict=True)):
+            if not imp:
+                out.append(got)
+                continue
+            rest = iter(got)
+            txs = b["transactions"]
+            full = [implied_receipt(b, tx) if j in imp else next(rest) for j, tx in enumerate(txs)]
+            if gas_adds_up(b, full):
+                self.implied_receipts += len(imp)
+                out.append(full)
+            else:
+                redo.append(i)
+                out.append([])
+        if redo:
+            self.receipt_refetches += len(redo)
+            again = await self._fetch_receipts([blocks[i] for i in redo], [set()] * len(redo))
+            for i, rc in zip(redo, again, strict=True):
+                out[i] = rc
+        return out
+
+    async def _fetch_receipts(
+        self, blocks: list[dict[str, Any]], skip: list[set[int]]
+    ) -> list[list[dict[str, Any]]]:
+        """The receipts of each block's transactions but those at the positions in `skip`, in
+        one batch: eth_getBlockReceipts for a block that needs them all (when the node has
+        it), else eth_getTransactionReceipt per transaction."""
+        calls: list[Call] = []
+        plan: list[tuple[bool, int, int]] = []  # (whole block?, first call, calls)
+        for b, sk in zip(blocks, skip, strict=True):
+            txs = b.get("transactions") or []
+            if txs and not sk and self._block_receipts is not False:
+                plan.append((True, len(calls), 1))
+                calls.append(("eth_getBlockReceipts", [b["number"]]))
+            else:
+                need = [tx["hash"] for j, tx in enumerate(txs) if j not in sk]
+                plan.append((False, len(calls), len(need)))
+                calls.extend(("eth_getTransactionReceipt", [h]) for h in need)
+        results = await self.client.batch(calls) if calls else []
+        if self._block_receipts is None:
+            first = next((results[p[1]] for p in plan if p[0]), None)
+            if first is not None:
+                self._block_receipts = not _unsupported(first)
+                if not self._block_receipts:
+                    return await self._fetch_receipts(blocks, skip)
+        out: list[list[dict[str, Any]]] = []
+        for (whole, at, count), b in zip(plan, blocks, strict=True):
+            got = (
+                list(results[at].unwrap() or [])
+                if whole
+                else [r.unwrap() for r in results[at : at + count]]
+            )
+            if any(r is None for r in got):
+                raise SourceError(f"block {b['number']}: the node has no receipt for a transaction")
+            out.append(got)
         return out
 
     async def trace_order(self) -> tuple[TraceStyle, TraceStyle]:

@@ -1,0 +1,103 @@
+"""Receipts implied by traces (sources/receipts.py) are the node's own, and a block whose gas
+does not add up falls back to fetching every receipt.
+
+The truth is the node's eth_getBlockReceipts, asked separately for every block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from avadata.records import TraceStyle
+from avadata.sources.evm import EvmSource
+from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
+from avadata.sources.receipts import implied_positions
+from tests.support.node import Node
+
+pytestmark = pytest.mark.e2e
+
+# What decode reads from a receipt (the effective gas price aside: decode derives it when absent).
+_FIELDS = ("transactionHash", "status", "gasUsed", "contractAddress", "logs")
+
+
+def _view(receipt: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(receipt.get(k) for k in _FIELDS)
+
+
+def _fetch(
+    url: str, numbers: list[int], *, order: tuple[TraceStyle, TraceStyle] | None = None, **kw: Any
+) -> tuple[list[Any], EvmSource]:
+    async def run() -> tuple[list[Any], EvmSource]:
+        async with _Client(url, **kw) as client:
+            source = EvmSource(client)
+            if order is not None:
+                source._order = order  # ask the other tracer first
+            raws = []
+            for i in range(0, len(numbers), 25):
+                part = numbers[i : i + 25]
+                raws += await source.fetch_range(part[0], part[-1] + 1)
+            return raws, source
+
+    return asyncio.run(run())
+
+
+class _Client(JsonRpcClient):
+    """The node, except that block headers may claim `extra_gas` more gas used than they did."""
+
+    def __init__(self, url: str, extra_gas: int = 0) -> None:
+        super().__init__(url)
+        self.extra_gas = extra_gas
+
+    async def batch(self, calls: list[Call]) -> list[RpcResult]:  # type: ignore[override]
+        results = await super().batch(calls)
+        for (method, _), r in zip(calls, results, strict=True):
+            if method == "eth_getBlockByNumber" and self.extra_gas and r.result:
+                r.result["gasUsed"] = hex(int(r.result["gasUsed"], 16) + self.extra_gas)
+        return results
+
+
+def _node_receipts(url: str, numbers: list[int]) -> list[list[tuple[Any, ...]]]:
+    node = Node(url)
+    return [
+        [_view(r) for r in rs]
+        for rs in node.batch([("eth_getBlockReceipts", [hex(n)]) for n in numbers])
+    ]
+
+
+def test_implied_receipts_are_the_nodes(devnet_chain) -> None:
+    numbers = list(range(devnet_chain.head + 1))
+    raws, source = _fetch(devnet_chain.rpc_url, numbers)
+    expected = _node_receipts(devnet_chain.rpc_url, numbers)
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == expected
+    txs = sum(len(rs) for rs in expected)
+    # Both paths ran: plain transfers implied, the rest fetched; no block needed a second ask.
+    assert 0 < source.implied_receipts < txs
+    assert source.receipt_refetches == 0
+
+
+def test_geth_traces_imply_the_same_receipts(devnet_chain) -> None:
+    # geth tracing re-executes on anvil: a few blocks only.
+    numbers = list(range(devnet_chain.head - 20, devnet_chain.head + 1))
+    raws, source = _fetch(devnet_chain.rpc_url, numbers, order=(TraceStyle.GETH, TraceStyle.PARITY))
+    assert {raw.trace_style for raw in raws} == {TraceStyle.GETH}
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
+        devnet_chain.rpc_url, numbers
+    )
+    assert source.implied_receipts > 0
+
+
+def test_a_block_whose_gas_does_not_add_up_gets_every_receipt_fetched(devnet_chain) -> None:
+    numbers = list(range(devnet_chain.head + 1))
+    raws, source = _fetch(devnet_chain.rpc_url, numbers, extra_gas=1)
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
+        devnet_chain.rpc_url, numbers
+    )
+    assert source.implied_receipts == 0
+    # Every block with a plain transfer in it was asked again, whole.
+    assert source.receipt_refetches == sum(
+        1 for raw in raws if implied_positions(raw.block, raw.trace_style, raw.traces)
+    )
+    assert source.receipt_refetches > 0
