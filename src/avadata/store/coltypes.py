@@ -47,14 +47,9 @@ class U256(TypeDecorator[int]):
         return dialect.type_descriptor(Numeric(_DIGITS, 0, asdecimal=True))
 
     def process_bind_param(self, value: int | None, dialect: Dialect) -> Any:
-        if value is None:
-            return None
-        v = int(value)
-        if v < 0 or v > U256_MAX:
-            raise ValueError(f"U256 out of range: {v}")
         if _is_sqlite(dialect):
-            return f"{v:078d}"
-        return v
+            return _u256_to_text(value)
+        return None if value is None else _u256_checked(value)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
         if value is None:
@@ -68,9 +63,41 @@ class U256(TypeDecorator[int]):
             return _u256_from_text
         return super().result_processor(dialect, coltype)
 
+    def bind_processor(self, dialect: Dialect) -> Any:
+        # Likewise on the way in: the indexer encodes ~600,000 of these per 100,000 txs.
+        if _is_sqlite(dialect):
+            return _u256_to_text
+        return super().bind_processor(dialect)
+
     @property
     def python_type(self) -> type[int]:
         return int
+
+
+def _u256_checked(value: int) -> int:
+    v = int(value)
+    if v < 0 or v > U256_MAX:
+        raise ValueError(f"U256 out of range: {v}")
+    return v
+
+
+def _u256_to_text(value: int | None) -> str | None:
+    return None if value is None else f"{_u256_checked(value):078d}"
+
+
+def _i256_checked(value: int) -> int:
+    v = int(value)
+    if v < -U256_MAX or v > U256_MAX:
+        raise ValueError(f"I256 out of range: {v}")
+    return v
+
+
+def _i256_to_text(value: int | None) -> str | None:
+    if value is None:
+        return None
+    v = _i256_checked(value)
+    # "0" prefix for non-negatives keeps every value the same width, so text order holds.
+    return f"0{v:078d}" if v >= 0 else f"-{_NEG_BASE + v:078d}"
 
 
 def _u256_from_text(value: str | int | None) -> int | None:
@@ -140,15 +167,9 @@ class I256(TypeDecorator[int]):
         return dialect.type_descriptor(Numeric(_DIGITS, 0, asdecimal=True))
 
     def process_bind_param(self, value: int | None, dialect: Dialect) -> Any:
-        if value is None:
-            return None
-        v = int(value)
-        if v < -U256_MAX or v > U256_MAX:
-            raise ValueError(f"I256 out of range: {v}")
         if _is_sqlite(dialect):
-            # "0" prefix for non-negatives keeps every value the same width, so text order holds.
-            return f"0{v:078d}" if v >= 0 else f"-{_NEG_BASE + v:078d}"
-        return v
+            return _i256_to_text(value)
+        return None if value is None else _i256_checked(value)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
         if value is None:
@@ -161,6 +182,11 @@ class I256(TypeDecorator[int]):
         if _is_sqlite(dialect):
             return _i256_from_text
         return super().result_processor(dialect, coltype)
+
+    def bind_processor(self, dialect: Dialect) -> Any:
+        if _is_sqlite(dialect):
+            return _i256_to_text
+        return super().bind_processor(dialect)
 
     @property
     def python_type(self) -> type[int]:
