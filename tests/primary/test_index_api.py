@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hashlib
+from contextlib import ExitStack
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 
@@ -17,6 +18,7 @@ from avadata.decode.primary_blocks import block_facts
 from avadata.errors import RpcTransportError
 from avadata.sources.index_api import MAX_FETCH, IndexApiSource, decode_hex_bytes
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
+from tests.support.server import serving
 
 
 def _hex(raw: bytes) -> str:
@@ -34,7 +36,9 @@ def _blocks(n: int) -> list[bytes]:
     ]
 
 
-def _stub(blocks: list[bytes], calls: list[dict[str, Any]]) -> httpx.MockTransport:
+def _stub(blocks: list[bytes], calls: list[dict[str, Any]]) -> Any:
+    """An ASGI app answering the Index API's calls over `blocks`, recording each call."""
+
     def answer(req: dict[str, Any]) -> dict[str, Any]:
         calls.append(req)
         p, rid = req["params"], req["id"]
@@ -63,31 +67,53 @@ def _stub(blocks: list[bytes], calls: list[dict[str, Any]]) -> httpx.MockTranspo
         items = [cont(i) for i in range(s, min(s + n, len(blocks)))]
         return {"jsonrpc": "2.0", "id": rid, "result": {"containers": items}}
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        body = orjson.loads(request.content)
-        out = [answer(r) for r in body] if isinstance(body, list) else answer(body)
-        return httpx.Response(200, content=orjson.dumps(out))
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        chunks = []
+        while True:
+            msg = await receive()
+            chunks.append(msg.get("body", b""))
+            if not msg.get("more_body"):
+                break
+        body = orjson.loads(b"".join(chunks))
+        out = orjson.dumps([answer(r) for r in body] if isinstance(body, list) else answer(body))
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": out})
 
-    return httpx.MockTransport(handler)
+    return app
+
+
+# Each stub node is served until the test process ends: callers index from it in loops of
+# their own (asyncio.run), as the indexer does.
+_servers = ExitStack()
+atexit.register(_servers.close)
 
 
 def _source(blocks: list[bytes], calls: list[dict[str, Any]]) -> IndexApiSource:
-    client = JsonRpcClient(
-        "http://127.0.0.1:1/ext/index/P/block",
-        client=httpx.AsyncClient(transport=_stub(blocks, calls)),
-        retry=RetryPolicy(max_attempts=1),
-    )
+    base = _servers.enter_context(serving(_stub(blocks, calls)))
+    client = JsonRpcClient(f"{base}/ext/index/P/block", retry=RetryPolicy(max_attempts=1))
     return IndexApiSource(client)
 
 
+async def _closing(src: IndexApiSource, work: Any) -> Any:
+    try:
+        return await work
+    finally:
+        await src.client.aclose()
+
+
 def test_range_batches_of_1024_and_short_end() -> None:
-    asyncio.run(_range_batches())
-
-
-async def _range_batches() -> None:
     blocks = _blocks(2100)
     calls: list[dict[str, Any]] = []
     src = _source(blocks, calls)
+    asyncio.run(_closing(src, _range_batches(src, blocks, calls)))
+
+
+async def _range_batches(
+    src: IndexApiSource, blocks: list[bytes], calls: list[dict[str, Any]]
+) -> None:
     assert await src.last_accepted_index() == 2099
     got = await src.range(0, 3000)
     assert [c.index for c in got] == list(range(2100))
@@ -98,7 +124,8 @@ async def _range_batches() -> None:
 
 
 def test_empty_index() -> None:
-    assert asyncio.run(_source([], []).last_accepted_index()) is None
+    src = _source([], [])
+    assert asyncio.run(_closing(src, src.last_accepted_index())) is None
 
 
 def test_checksum_checked() -> None:

@@ -2,6 +2,11 @@
 
 Sources stage: this module only fetches; nothing is parsed beyond JSON.
 
+HTTP is aiohttp's: its C parser reads a multi-megabyte batch answer in a few large pieces,
+where httpx (still used for the short requests elsewhere) went through its Python layers for
+every 64 KB: over a 100,000-transaction backfill that was ~1 CPU-second of the fetch process
+against ~0.6 here (docs/benchmarks.md).
+
 Retried (with exponential backoff and jitter, up to `max_attempts`): connection errors, timeouts,
 HTTP 429 and 5xx (a `Retry-After` header is honoured), and bodies that are not whole JSON (a proxy
 that truncates). Not retried: a JSON-RPC error object, which is the node's considered answer.
@@ -15,12 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
+import aiohttp
 import orjson
 
 from avadata.errors import RpcError, RpcTransportError
 
 Call = tuple[str, Sequence[Any] | dict[str, Any]]
+_JSON = {"Content-Type": "application/json"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,23 +72,32 @@ class JsonRpcClient:
         max_in_flight: int = 4,
         max_batch: int = 250,
         retry: RetryPolicy | None = None,
-        client: httpx.AsyncClient | None = None,
     ) -> None:
         self.url = url
         self.max_batch = max_batch
         self.retry = retry or RetryPolicy()
+        self._max_in_flight = max_in_flight
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._semaphore = asyncio.Semaphore(max_in_flight)
-        self._client = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout),
-            limits=httpx.Limits(
-                max_connections=max_in_flight, max_keepalive_connections=max_in_flight
-            ),
-        )
+        # Made on first use: a session belongs to the event loop it was made in.
+        self._session: aiohttp.ClientSession | None = None
         self._next_id = 0
         self.retries = 0
 
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self._max_in_flight),
+                timeout=self._timeout,
+                # HTTP(S)_PROXY and NO_PROXY from the environment, as httpx's default honours.
+                trust_env=True,
+            )
+        return self._session
+
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
     async def __aenter__(self) -> JsonRpcClient:
         return self
@@ -149,16 +164,18 @@ class JsonRpcClient:
                 self.retries += 1
             retry_after: float | None = None
             try:
-                async with self._semaphore:
-                    response = await self._client.post(
-                        self.url, content=body, headers={"Content-Type": "application/json"}
-                    )
-                if response.status_code == 429 or response.status_code >= 500:
-                    retry_after = _retry_after(response)
-                    raise RpcTransportError(f"HTTP {response.status_code} from {self.url}")
-                if response.status_code != 200:
-                    raise RpcTransportError(f"HTTP {response.status_code} from {self.url}")
-                decoded = orjson.loads(response.content)
+                async with (
+                    self._semaphore,
+                    self._http().post(self.url, data=body, headers=_JSON) as response,
+                ):
+                    status = response.status
+                    if status == 429 or status >= 500:
+                        retry_after = _retry_after(response.headers.get("retry-after"))
+                        raise RpcTransportError(f"HTTP {status} from {self.url}")
+                    if status != 200:
+                        raise RpcTransportError(f"HTTP {status} from {self.url}")
+                    content = await response.read()
+                decoded = orjson.loads(content)
                 if isinstance(decoded, dict):
                     # Some nodes answer a whole batch with one error object (e.g. batch too big).
                     if "error" in decoded and expected > 1:
@@ -167,7 +184,12 @@ class JsonRpcClient:
                 if not isinstance(decoded, list):
                     raise RpcTransportError("answer is neither an object nor a list")
                 return decoded
-            except (httpx.TransportError, orjson.JSONDecodeError, RpcTransportError) as exc:
+            except (
+                aiohttp.ClientError,
+                TimeoutError,
+                orjson.JSONDecodeError,
+                RpcTransportError,
+            ) as exc:
                 last = exc
                 if attempt + 1 < self.retry.max_attempts:
                     await asyncio.sleep(
@@ -178,8 +200,7 @@ class JsonRpcClient:
         )
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
+def _retry_after(value: str | None) -> float | None:
     if value is None:
         return None
     try:
