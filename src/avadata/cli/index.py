@@ -47,6 +47,11 @@ def index(
         float, typer.Option(min=0.1, help="seconds between head polls when following")
     ] = 2.0,
 ) -> None:
+    if rpc:
+        from avadata.indexer import warm
+
+        # First thing: each chain's fetch process imports its modules while this one does.
+        warm.start(len(rpc))
     from avadata.indexer.appliers import default_appliers
     from avadata.indexer.enrich import NativeBalanceMode
     from avadata.indexer.run import RunOptions, index_chains

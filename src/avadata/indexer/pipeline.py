@@ -16,31 +16,21 @@ re-raised in the parent, which then writes nothing more.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import multiprocessing
-import os
 import pickle
 import queue
-import signal
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from avadata.decode.evm import to_batch
 from avadata.errors import AvadataError, SourceError
+from avadata.indexer import warm
 from avadata.indexer.enrich import AskedAtHead, NativeBalanceMode, enrich
 from avadata.records import EvmBatch
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient
 from avadata.store.dialect import named_dialect
 from avadata.store.prepared import PreparedBatch, prepare
-
-_PR_SET_PDEATHSIG = 1
-
-# Chunks the child may have ready ahead of the writer: enough to keep the writer busy while
-# the child waits on the node, few enough to bound memory (a 50-block chunk of 50-tx blocks
-# is a few MB of rows).
-QUEUE_CHUNKS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +130,6 @@ class ProcessFeed:
 
     def __init__(self, config: FeedConfig) -> None:
         self.config = config
-        self._ctx = multiprocessing.get_context("spawn")
         self._process: Any = None
         self._jobs: Any = None
         self._out: Any = None
@@ -152,25 +141,16 @@ class ProcessFeed:
         return self._has_traces
 
     def start(self) -> None:
-        """Start the child now (else on first use): its imports then overlap the caller's
-        remaining set-up instead of delaying the first chunk."""
+        """Hand the config to a child now (one `warm.start` began, else a new one), instead of
+        on first use: the child then starts fetching as soon as the first range is asked."""
         if self._process is None:
             self._start()
 
     def _start(self) -> None:
-        self._jobs = self._ctx.Queue()
-        self._out = self._ctx.Queue(maxsize=QUEUE_CHUNKS)
-        self._process = self._ctx.Process(
-            target=_child_main,
-            args=(self.config, os.getpid(), self._jobs, self._out),
-            name=f"avadata-fetch-{self.config.chain_id}",
-            daemon=True,
-        )
-        self._process.start()
-        # Only the child writes to `_out`: without the parent's own copy of the pipe's write
-        # end, a child that dies mid-message (OOM killer, kill -9) gives the parent EOF instead
-        # of a read that waits forever for the rest of the message.
-        self._out._writer.close()
+        child = warm.take()
+        child.process.name = f"avadata-fetch-{self.config.chain_id}"
+        child.jobs.put(self.config)
+        self._process, self._jobs, self._out = child.process, child.jobs, child.out
 
     async def _get(self) -> tuple[str, int, Any, bool | None]:
         while True:
@@ -231,17 +211,6 @@ class ProcessFeed:
         self._process = None
 
 
-def _die_with_parent(parent: int) -> None:
-    """SIGKILL this process when the parent dies (a kill -9 of the indexer included)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
-    if os.getppid() != parent:  # the parent went before prctl took effect
-        os._exit(1)
-
-
 def _portable(exc: BaseException) -> BaseException:
     """`exc` if it survives pickling (the parent re-raises it), else an equivalent that does."""
     try:
@@ -252,10 +221,8 @@ def _portable(exc: BaseException) -> BaseException:
         return kind(f"{type(exc).__name__}: {exc}")
 
 
-def _child_main(config: FeedConfig, parent: int, jobs: Any, out: Any) -> None:
-    _die_with_parent(parent)
-    # Ctrl-C reaches the whole process group: the parent decides how to stop.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def serve(config: FeedConfig, jobs: Any, out: Any) -> None:
+    """The child's loop (warm.py starts it): jobs in, prepared batches out, until None."""
     asyncio.run(_serve(config, jobs, out))
 
 

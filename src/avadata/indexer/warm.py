@@ -1,0 +1,85 @@
+"""Fetch processes started ahead of the indexer's own set-up, so their start-up overlaps it.
+
+Indexer stage, and light on purpose: it imports nothing heavy, so `avadata index` can start its
+children first thing. Each child then imports the pipeline (decoders, sources, the store's
+encoders: about half a second) while the parent imports its own modules, migrates the store
+and asks each node its chain ID; the child then waits for its FeedConfig (the first item on
+its job queue) and serves jobs as `pipeline.ProcessFeed` describes. Started at first use
+instead, a child began fetching about 0.5 s later (docs/benchmarks.md).
+
+Invariants: a child dies with its parent (PR_SET_PDEATHSIG), so a started child nobody takes
+ends with the indexer; only the child writes to its result queue.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+# Chunks a child may have ready ahead of the writer: enough to keep the writer busy while the
+# child waits on the node, few enough to bound memory (a 50-block chunk of 50-tx blocks is a
+# few MB of rows).
+QUEUE_CHUNKS = 4
+
+_PR_SET_PDEATHSIG = 1
+_CTX = multiprocessing.get_context("spawn")
+
+
+@dataclass(frozen=True, slots=True)
+class Child:
+    process: Any
+    jobs: Any  # the FeedConfig first, then (job id, start, stop, known tokens) or None to stop
+    out: Any  # ("batch" | "done" | "error", job id, payload, has_traces)
+
+
+_started: list[Child] = []
+
+
+def start(count: int) -> None:
+    """Start `count` children now, for this process's next `count` fetch feeds to take."""
+    _started.extend(_spawn() for _ in range(count))
+
+
+def take() -> Child:
+    """A child started ahead if there is one, else one started now."""
+    return _started.pop(0) if _started else _spawn()
+
+
+def _spawn() -> Child:
+    jobs = _CTX.Queue()
+    out: Any = _CTX.Queue(maxsize=QUEUE_CHUNKS)
+    process = _CTX.Process(
+        target=_entry, args=(os.getpid(), jobs, out), name="avadata-fetch-", daemon=True
+    )
+    process.start()
+    # Only the child writes to `out`: without the parent's own copy of the pipe's write end, a
+    # child that dies mid-message (OOM killer, kill -9) gives the parent EOF instead of a read
+    # that waits forever for the rest of the message.
+    out._writer.close()
+    return Child(process, jobs, out)
+
+
+def die_with_parent(parent: int) -> None:
+    """SIGKILL this process when the parent dies (a kill -9 of the indexer included)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+    if os.getppid() != parent:  # the parent went before prctl took effect
+        os._exit(1)
+
+
+def _entry(parent: int, jobs: Any, out: Any) -> None:
+    die_with_parent(parent)
+    # Ctrl-C reaches the whole process group: the parent decides how to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from avadata.indexer.pipeline import serve  # the imports the parent's set-up overlaps
+
+    config = jobs.get()
+    if config is not None:
+        serve(config, jobs, out)
