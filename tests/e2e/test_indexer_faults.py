@@ -96,8 +96,17 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.fixture
+def slow_node(devnet_chain):
+    """The devnet behind a proxy that answers after 0.1 s: the indexer cannot outrun the kill
+    test's polling on a loaded machine (unthrottled, one run once wrote 100 blocks between the
+    first commit seen and the kill, and the chain was indexed before 20 kills)."""
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0, latency=0.05) as proxy:
+        yield proxy
+
+
 def test_kill_nine_at_random_points_loses_and_duplicates_nothing(
-    devnet_chain, engine_factory, clean, tmp_path
+    devnet_chain, engine_factory, clean, slow_node
 ) -> None:
     engine = engine_factory()
     url = str(engine.url)
@@ -108,7 +117,7 @@ def test_kill_nine_at_random_points_loses_and_duplicates_nothing(
         "avadata",
         "index",
         "--rpc",
-        devnet_chain.rpc_url,
+        slow_node.url,
         "--db",
         url,
         "--once",
@@ -128,7 +137,9 @@ def test_kill_nine_at_random_points_loses_and_duplicates_nothing(
             if cursors.get_cursor(engine, devnet_chain.chain_id) != before:
                 break
             time.sleep(0.05)
-        time.sleep(rng.uniform(0.0, 0.03))
+        # Up to a few chunks' time (each waits on the slow node for at least two round trips),
+        # so kills land while fetching, writing or committing, not only just after a commit.
+        time.sleep(rng.uniform(0.0, 0.3))
         children = _children(proc.pid) if proc.poll() is None else set()
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)

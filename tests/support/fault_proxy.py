@@ -1,7 +1,8 @@
 """A loopback HTTP proxy in front of a JSON-RPC node that injects faults.
 
 Faults, drawn from a seeded RNG per request: a delay past the client's timeout, HTTP 429 (with
-Retry-After), HTTP 500, and a 200 whose JSON body is cut short. Everything else is forwarded.
+Retry-After), HTTP 500, and a 200 whose JSON body is cut short. Everything else is forwarded,
+after a fixed latency if one is asked (a slow node).
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ class FaultProxy:
         rate: float = 0.2,
         delay: float = 2.5,
         refuse: frozenset[str] = frozenset(),
+        latency: float = 0.0,
     ):
-        """`refuse`: methods answered with JSON-RPC "method not found", as a node without them."""
+        """`refuse`: methods answered with JSON-RPC "method not found", as a node without them.
+        `latency`: seconds every request waits before it is forwarded (a slow node)."""
         self.upstream = upstream
         self.refuse = refuse
+        self.latency = latency
         self.rng = random.Random(seed)
         self.rate = rate
         self.delay = delay
@@ -44,6 +48,8 @@ class FaultProxy:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 fault = proxy._draw()
+                if proxy.latency:
+                    time.sleep(proxy.latency)
                 if fault == "timeout":
                     time.sleep(proxy.delay)
                 if fault == "429":
