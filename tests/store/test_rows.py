@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from sqlalchemy import select
 
 from avadata.records import InternalCall, TokenTransfer
@@ -28,7 +26,7 @@ def _rows(conn, table):
 
 
 def _as_dict(rec):
-    d = dataclasses.asdict(rec)
+    d = rec._asdict()
     for k, v in d.items():
         if hasattr(v, "value") and isinstance(v, str):  # StrEnum -> its stored text
             d[k] = v.value
@@ -39,8 +37,7 @@ def test_records_round_trip(engine):
     b = B.rich_batch(CHAIN, 0, 2)
     # Distinct values in every column, so a swapped pair of columns cannot go unnoticed.
     b.transactions = [
-        dataclasses.replace(
-            t,
+        t._replace(
             value=2**256 - 1 - i,
             nonce=2**64 - 1 - i,
             gas_used=21_000 + i,
@@ -81,5 +78,5 @@ def test_records_round_trip(engine):
             for n in sorted(b.native_balances, key=lambda n: (n.address, n.block_number))
         ]
     # Field sets agree with the records (a new record field needs a column, or a decision).
-    assert {f.name for f in dataclasses.fields(TokenTransfer)} == set(token_transfers.c.keys())
-    assert {f.name for f in dataclasses.fields(InternalCall)} == set(internal_calls.c.keys())
+    assert set(TokenTransfer._fields) == set(token_transfers.c.keys())
+    assert set(InternalCall._fields) == set(internal_calls.c.keys())

@@ -7,7 +7,7 @@ so the process that holds the write transaction only executes statements;
 `writer.write_evm_batch` runs it in place.
 
 Invariant: a PreparedBatch holds plain tuples, ints, str, bool and None (plus the few token
-infos), so it crosses a process boundary cheaply: pickling the records themselves (frozen
+infos), so it crosses a process boundary cheaply: pickling the records themselves (then frozen
 dataclasses) cost as much as decoding them.
 """
 
