@@ -15,6 +15,7 @@ from avadata.records import TraceStyle
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
 from avadata.sources.receipts import implied_positions
+from tests.support.fault_proxy import FaultProxy
 from tests.support.node import Node
 
 pytestmark = pytest.mark.e2e
@@ -28,11 +29,16 @@ def _view(receipt: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _fetch(
-    url: str, numbers: list[int], *, order: tuple[TraceStyle, TraceStyle] | None = None, **kw: Any
+    url: str,
+    numbers: list[int],
+    *,
+    order: tuple[TraceStyle, TraceStyle] | None = None,
+    imply: bool = True,
+    **kw: Any,
 ) -> tuple[list[Any], EvmSource]:
     async def run() -> tuple[list[Any], EvmSource]:
         async with _Client(url, **kw) as client:
-            source = EvmSource(client)
+            source = EvmSource(client, imply_receipts=imply)
             if order is not None:
                 source._order = order  # ask the other tracer first
             raws = []
@@ -101,3 +107,16 @@ def test_a_block_whose_gas_does_not_add_up_gets_every_receipt_fetched(devnet_cha
         1 for raw in raws if implied_positions(raw.block, raw.trace_style, raw.traces)
     )
     assert source.receipt_refetches > 0
+
+
+@pytest.mark.parametrize("imply", [True, False])
+def test_a_node_without_block_receipts_is_asked_per_transaction(devnet_chain, imply) -> None:
+    numbers = list(range(devnet_chain.head + 1))
+    refuse = frozenset({"eth_getBlockReceipts"})
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0, refuse=refuse) as proxy:
+        raws, source = _fetch(proxy.url, numbers, imply=imply)
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
+        devnet_chain.rpc_url, numbers
+    )
+    assert source._block_receipts is False
+    assert (source.implied_receipts > 0) is imply

@@ -1,6 +1,7 @@
 """EVM JSON-RPC fetching: blocks with transactions, receipts, call traces, token metadata, balances.
 
-Sources stage: fetch only; results are the node's JSON, untouched.
+Sources stage: fetch only; results are the node's JSON, untouched (but for the receipts a trace
+implies, built in the same shape: `receipts.py`).
 
 Receipts: a plain transfer's receipt is implied by its trace and not fetched (`receipts.py`,
 checked against the header's gasUsed); a block that needs every receipt gets
