@@ -33,6 +33,8 @@ class FaultProxy:
         self.upstream = upstream
         self.refuse = refuse
         self.latency = latency
+        # While set, every request is answered 503 (a node restarting).
+        self.down = False
         self.rng = random.Random(seed)
         self.rate = rate
         self.delay = delay
@@ -47,6 +49,8 @@ class FaultProxy:
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if proxy.down:
+                    return self._send(503, b"node restarting")
                 fault = proxy._draw()
                 if proxy.latency:
                     time.sleep(proxy.latency)

@@ -10,13 +10,20 @@ restart resumes after the last written chunk.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from avadata.errors import ContinuityError
+from avadata.errors import ContinuityError, SourceError
 from avadata.sources.evm import EvmSource
 from avadata.store.prepared import PreparedBatch
+
+
+log = logging.getLogger(__name__)
+
+# The longest wait between a following indexer's attempts while its node is unreachable.
+MAX_OUTAGE_WAIT = 60.0
 
 
 class EvmSink(Protocol):
@@ -92,6 +99,8 @@ class EvmIndexer:
         self.rpc_url = rpc_url
         self.options = options or IndexerOptions()
         self.progress = Progress()
+        # Times following met a node it could not reach past the client's retries.
+        self.outages = 0
         # Shared by every chain's indexer of one process: the store has one writer.
         self._write_lock = write_lock or asyncio.Lock()
 
@@ -144,16 +153,28 @@ class EvmIndexer:
     async def follow(
         self, poll_seconds: float = 2.0, stop_event: asyncio.Event | None = None
     ) -> None:
-        """Backfill, then keep up with new blocks until `stop_event` is set."""
+        """Backfill, then keep up with new blocks until `stop_event` is set.
+
+        A node that stays unreachable past the client's retries (a restart, an upgrade) does not
+        end the follower: it logs a warning and tries again, waiting twice as long each time up
+        to `MAX_OUTAGE_WAIT`, and resumes from its cursor. A reorg (ContinuityError) and store
+        errors still end it: retrying cannot fix those."""
+        wait = poll_seconds
         while stop_event is None or not stop_event.is_set():
-            head = await self.source.head()
-            start, _ = self.resume_point()
-            if head >= start:
-                await self.run_to(head)
+            try:
+                head = await self.source.head()
+                start, _ = self.resume_point()
+                if head >= start:
+                    await self.run_to(head)
+                wait = poll_seconds
+            except SourceError as exc:
+                self.outages += 1
+                wait = min(MAX_OUTAGE_WAIT, max(wait, poll_seconds) * 2)
+                log.warning("chain %s: %s; trying again in %.0f s", self.chain_id, exc, wait)
             try:
                 if stop_event is None:
-                    await asyncio.sleep(poll_seconds)
+                    await asyncio.sleep(wait)
                 else:
-                    await asyncio.wait_for(stop_event.wait(), timeout=poll_seconds)
+                    await asyncio.wait_for(stop_event.wait(), timeout=wait)
             except TimeoutError:
                 pass

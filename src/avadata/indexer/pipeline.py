@@ -28,7 +28,7 @@ from avadata.indexer import warm
 from avadata.indexer.enrich import AskedAtHead, NativeBalanceMode, enrich
 from avadata.records import EvmBatch
 from avadata.sources.evm import EvmSource
-from avadata.sources.jsonrpc import JsonRpcClient
+from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 from avadata.store.dialect import named_dialect
 from avadata.store.prepared import PreparedBatch, prepare
 
@@ -44,6 +44,7 @@ class FeedConfig:
     native_balances: NativeBalanceMode = NativeBalanceMode.HEAD
     timeout: float = 30.0
     max_in_flight: int = 4
+    retry: RetryPolicy | None = None  # None: the client's default
 
 
 def chunks(start: int, stop: int, size: int) -> list[tuple[int, int]]:
@@ -159,19 +160,27 @@ class ProcessFeed:
                     self._out.get, True, 1.0
                 )
             except (EOFError, OSError):  # EOF at or inside a message
+                self._forget_child()
                 raise SourceError(
                     f"chain {self.config.chain_id}: the fetch process ended mid-message"
                 ) from None
             except queue.Empty:
                 if not self._process.is_alive():
+                    code = self._process.exitcode
+                    self._forget_child()
                     raise SourceError(
-                        f"chain {self.config.chain_id}: the fetch process ended "
-                        f"(exit code {self._process.exitcode})"
+                        f"chain {self.config.chain_id}: the fetch process ended (exit code {code})"
                     ) from None
                 continue
             if msg[1] == self._job:
                 return msg
             # A message of an abandoned range: dropped.
+
+    def _forget_child(self) -> None:
+        """The child is gone: the next range starts a new one (a follower outlives it)."""
+        self._out.cancel_join_thread()
+        self._jobs.cancel_join_thread()
+        self._process = None
 
     async def groups(
         self, start: int, stop: int, known_tokens: set[str], group_size: int
@@ -228,7 +237,10 @@ def serve(config: FeedConfig, jobs: Any, out: Any) -> None:
 
 async def _serve(config: FeedConfig, jobs: Any, out: Any) -> None:
     async with JsonRpcClient(
-        config.rpc_url, timeout=config.timeout, max_in_flight=config.max_in_flight
+        config.rpc_url,
+        timeout=config.timeout,
+        max_in_flight=config.max_in_flight,
+        retry=config.retry,
     ) as client:
         source = EvmSource(client)
         while True:

@@ -17,7 +17,7 @@ from avadata.indexer.evm import EvmIndexer, Feed, IndexerOptions, Progress
 from avadata.indexer.pipeline import FeedConfig, LocalFeed, ProcessFeed
 from avadata.indexer.sink import Applier, StoreSink
 from avadata.sources.evm import EvmSource
-from avadata.sources.jsonrpc import JsonRpcClient
+from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 
 
 @dataclass(slots=True)
@@ -31,6 +31,9 @@ class RunOptions:
     # Fetch, decode and prepare in a child process per chain (both cores busy); off: all in
     # this process.
     fetch_process: bool = True
+    # How long a node may fail before a request gives up (None: the client's default, ~20 s);
+    # a follower then waits and tries again, a backfill (`once`) stops.
+    retry: RetryPolicy | None = None
 
 
 async def index_chains(
@@ -53,7 +56,9 @@ async def index_chains(
         appliers = default_appliers()
     sink = StoreSink(engine, appliers)
     clients = [
-        JsonRpcClient(url, timeout=options.timeout, max_in_flight=options.max_in_flight)
+        JsonRpcClient(
+            url, timeout=options.timeout, max_in_flight=options.max_in_flight, retry=options.retry
+        )
         for url in rpc_urls
     ]
     indexers: list[EvmIndexer] = []
@@ -72,6 +77,7 @@ async def index_chains(
                 native_balances=options.native_balances,
                 timeout=options.timeout,
                 max_in_flight=options.max_in_flight,
+                retry=options.retry,
             )
             feed: Feed
             if options.fetch_process:
