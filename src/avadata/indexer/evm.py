@@ -19,7 +19,6 @@ from avadata.errors import ContinuityError, SourceError
 from avadata.sources.evm import EvmSource
 from avadata.store.prepared import PreparedBatch
 
-
 log = logging.getLogger(__name__)
 
 # The longest wait between a following indexer's attempts while its node is unreachable.
