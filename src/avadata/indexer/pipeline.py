@@ -127,7 +127,8 @@ class LocalFeed:
 
 
 class ProcessFeed:
-    """The feed in a child process; started on first use, reused for every range after."""
+    """The feed in a child process (one `warm.start` began, else started on first use), reused
+    for every range after, and replaced for the next range if it dies."""
 
     def __init__(self, config: FeedConfig) -> None:
         self.config = config
