@@ -40,6 +40,17 @@ def send_transfers(node: Node, n: int) -> None:
         )
 
 
+def _stored_hashes(engine) -> list[str]:
+    with engine.connect() as conn:
+        return list(
+            conn.execute(
+                select(schema.evm_blocks.c.hash)
+                .where(schema.evm_blocks.c.chain_id == CHAIN)
+                .order_by(schema.evm_blocks.c.number)
+            ).scalars()
+        )
+
+
 def test_follow_indexes_new_blocks_as_they_come(anvil, engine_factory) -> None:
     node = Node(anvil.rpc_url)
     send_transfers(node, 3)
@@ -65,17 +76,7 @@ def test_follow_indexes_new_blocks_as_they_come(anvil, engine_factory) -> None:
         await task
 
     asyncio.run(scenario())
-    with engine.connect() as conn:
-        hashes = (
-            conn.execute(
-                select(schema.evm_blocks.c.hash)
-                .where(schema.evm_blocks.c.chain_id == CHAIN)
-                .order_by(schema.evm_blocks.c.number)
-            )
-            .scalars()
-            .all()
-        )
-    assert hashes == [b["hash"] for b in node.blocks(node.head())]
+    assert _stored_hashes(engine) == [b["hash"] for b in node.blocks(node.head())]
 
 
 def test_a_reorg_stops_the_indexer_and_writes_nothing_more(anvil, engine_factory) -> None:
@@ -145,14 +146,4 @@ def test_a_node_down_past_the_retries_does_not_end_the_follower(
     messages = [r.getMessage() for r in caplog.records if "trying again" in r.getMessage()]
     assert any("503" in m for m in messages), messages
     assert any("fetch process ended" in m for m in messages), messages
-    with engine.connect() as conn:
-        hashes = (
-            conn.execute(
-                select(schema.evm_blocks.c.hash)
-                .where(schema.evm_blocks.c.chain_id == CHAIN)
-                .order_by(schema.evm_blocks.c.number)
-            )
-            .scalars()
-            .all()
-        )
-    assert hashes == [b["hash"] for b in node.blocks(node.head())]
+    assert _stored_hashes(engine) == [b["hash"] for b in node.blocks(node.head())]
