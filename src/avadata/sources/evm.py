@@ -161,12 +161,13 @@ class EvmSource:
                 plan.append((False, len(calls), len(need)))
                 calls.extend(("eth_getTransactionReceipt", [h]) for h in need)
         results = await self.client.batch(calls) if calls else []
-        if self._block_receipts is None:
-            first = next((results[p[1]] for p in plan if p[0]), None)
-            if first is not None:
-                self._block_receipts = not _unsupported(first)
-                if not self._block_receipts:
-                    return await self._fetch_receipts(blocks, skip)
+        asked = [results[at] for is_whole, at, _ in plan if is_whole]
+        # Not yet known, or learnt missing by a concurrent batch after this one was sent.
+        if asked and self._block_receipts is not True:
+            if _unsupported(asked[0]):
+                self._block_receipts = False
+                return await self._fetch_receipts(blocks, skip)
+            self._block_receipts = True
         out: list[list[dict[str, Any]]] = []
         for (whole, at, count), b in zip(plan, blocks, strict=True):
             got = (

@@ -23,7 +23,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from avadata.errors import RpcError, RpcTransportError
+from avadata.errors import RpcError, RpcTransportError, SourceError
 
 Call = tuple[str, Sequence[Any] | dict[str, Any]]
 _JSON = {"Content-Type": "application/json"}
@@ -81,10 +81,15 @@ class JsonRpcClient:
         self._semaphore = asyncio.Semaphore(max_in_flight)
         # Made on first use: a session belongs to the event loop it was made in.
         self._session: aiohttp.ClientSession | None = None
+        self._closed = False
         self._next_id = 0
         self.retries = 0
 
     def _http(self) -> aiohttp.ClientSession:
+        if self._closed:
+            # A request still waiting for its turn when a failed batch closed the client: it
+            # must not open a session nobody would close, nor retry (not a transport error).
+            raise SourceError(f"{self.url}: the client is closed")
         if self._session is None:
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._max_in_flight),
@@ -95,6 +100,7 @@ class JsonRpcClient:
         return self._session
 
     async def aclose(self) -> None:
+        self._closed = True
         if self._session is not None:
             await self._session.close()
             self._session = None
