@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -18,15 +19,36 @@ Example: avadata index --rpc http://127.0.0.1:9650/ext/bc/C/rpc --db sqlite:///d
 """
 
 
+def _http_url(value: str) -> str:
+    """Refuse what cannot be a node's URL at once (it was retried for ~20 s, then reported as
+    a failed request)."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise typer.BadParameter(f"{value!r} is not an http(s) URL with a host")
+    return value
+
+
+def _http_urls(values: list[str] | None) -> list[str] | None:
+    return None if values is None else [_http_url(v) for v in values]
+
+
+def _optional_http_url(value: str | None) -> str | None:
+    return None if value is None else _http_url(value)
+
+
 def index(
     db: Annotated[str, typer.Option("--db", help="sqlite:///path/file.db or postgresql://...")],
     rpc: Annotated[
         list[str] | None,
-        typer.Option("--rpc", help="EVM JSON-RPC URL; repeat for more chains"),
+        typer.Option("--rpc", help="EVM JSON-RPC URL; repeat for more chains", callback=_http_urls),
     ] = None,
     node: Annotated[
         str | None,
-        typer.Option("--node", help="avalanchego URL for the primary network (Index API)"),
+        typer.Option(
+            "--node",
+            help="avalanchego URL for the primary network (Index API)",
+            callback=_optional_http_url,
+        ),
     ] = None,
     once: Annotated[
         bool, typer.Option("--once", help="backfill to the current head, then exit 0")

@@ -5,13 +5,19 @@ Per-field tables would hide little here; each record is built in one place, belo
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from avadata.decode.hexjson import address, optional_quantity, quantity
 from avadata.decode.methods import classify
-from avadata.decode.traces import TxContext, creations, geth_calls, parity_calls
+from avadata.decode.traces import (
+    TxContext,
+    creations,
+    geth_calls,
+    geth_root,
+    parity_by_tx,
+    parity_calls,
+)
 from avadata.decode.transfers import decode_transfers
 from avadata.records import (
     Block,
@@ -54,15 +60,11 @@ def _trace_calls(raw: RawBlock, ctxs: list[TxContext]) -> list[list[InternalCall
     if raw.trace_style is TraceStyle.GETH:
         out = []
         for ctx, item in zip(ctxs, raw.traces, strict=True):
-            frame = item.get("result") if isinstance(item, dict) and "result" in item else item
-            out.append(geth_calls(ctx, frame) if isinstance(frame, dict) else [])
+            frame = geth_root(item)
+            out.append(geth_calls(ctx, frame) if frame is not None else [])
         return out
     if raw.trace_style is TraceStyle.PARITY:
-        per_tx: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for t in raw.traces:
-            pos = t.get("transactionPosition")
-            if pos is not None:  # block rewards carry no position
-                per_tx[int(pos)].append(t)
+        per_tx = parity_by_tx(raw.traces)
         return [parity_calls(ctx, per_tx.get(ctx.tx_index, [])) for ctx in ctxs]
     return [[] for _ in ctxs]
 

@@ -77,6 +77,24 @@ def _frame(
     )
 
 
+def geth_root(item: Any) -> dict[str, Any] | None:
+    """One transaction's callTracer answer as its root frame (nodes wrap it in {txHash, result});
+    None when it is not a frame."""
+    frame = item.get("result") if isinstance(item, dict) and "result" in item else item
+    return frame if isinstance(frame, dict) else None
+
+
+def parity_by_tx(traces: list[Any]) -> dict[int, list[dict[str, Any]]]:
+    """A block's flat parity traces grouped by transaction position, each group in the node's
+    (depth-first) order; traces without a position (block rewards) are left out."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for t in traces:
+        pos = t.get("transactionPosition") if isinstance(t, dict) else None
+        if pos is not None:
+            out.setdefault(int(pos), []).append(t)
+    return out
+
+
 def geth_calls(ctx: TxContext, root: dict[str, Any]) -> list[InternalCall]:
     return [
         _frame(

@@ -98,8 +98,6 @@ class EvmIndexer:
         self.rpc_url = rpc_url
         self.options = options or IndexerOptions()
         self.progress = Progress()
-        # Times following met a node it could not reach past the client's retries.
-        self.outages = 0
         # Shared by every chain's indexer of one process: the store has one writer.
         self._write_lock = write_lock or asyncio.Lock()
 
@@ -167,7 +165,6 @@ class EvmIndexer:
                     await self.run_to(head)
                 wait = poll_seconds
             except SourceError as exc:
-                self.outages += 1
                 wait = min(MAX_OUTAGE_WAIT, max(wait, poll_seconds) * 2)
                 log.warning("chain %s: %s; trying again in %.0f s", self.chain_id, exc, wait)
             try:

@@ -99,17 +99,15 @@ class EvmSource:
             if block is None:
                 raise SourceError(f"block {n} is not available on the node yet")
             blocks.append(block)
-        receipts = await self._receipts(blocks, traces)
-        out = []
-        for b, rc, (style, tr) in zip(blocks, receipts, traces, strict=True):
-            if (
-                style is not TraceStyle.NONE
-                and len(tr) != len(b["transactions"])
-                and style is TraceStyle.GETH
-            ):
+        for b, (style, tr) in zip(blocks, traces, strict=True):
+            # Before any receipt is asked: the receipts to ask depend on the traces.
+            if style is TraceStyle.GETH and len(tr) != len(b["transactions"]):
                 raise SourceError(f"block {b['number']}: trace count differs from transactions")
-            out.append(RawBlock(block=b, receipts=rc, trace_style=style, traces=tr))
-        return out
+        receipts = await self._receipts(blocks, traces)
+        return [
+            RawBlock(block=b, receipts=rc, trace_style=style, traces=tr)
+            for b, rc, (style, tr) in zip(blocks, receipts, traces, strict=True)
+        ]
 
     async def _receipts(
         self, blocks: list[dict[str, Any]], traces: list[tuple[TraceStyle, list[Any]]]

@@ -4,8 +4,8 @@ Sources stage: this module only fetches; nothing is parsed beyond JSON.
 
 HTTP is aiohttp's: its C parser reads a multi-megabyte batch answer in a few large pieces,
 where httpx (still used for the short requests elsewhere) went through its Python layers for
-every 64 KB: over a 100,000-transaction backfill that was ~1 CPU-second of the fetch process
-against ~0.6 here (docs/benchmarks.md).
+every 64 KB: reading the bench chain's 309 MB of answers (103,088 transactions) took httpx 1.5
+CPU-seconds and aiohttp 0.6 (docs/benchmarks.md).
 
 Retried (with exponential backoff and jitter, up to `max_attempts`): connection errors, timeouts,
 HTTP 429 and 5xx (a `Retry-After` header is honoured), and bodies that are not whole JSON (a proxy

@@ -1,6 +1,7 @@
 """Which receipts a block's transactions and traces already imply, so they need not be fetched.
 
-Sources stage, pure (no I/O): decides what to ask the node, touches nothing it answers.
+Sources stage, pure (no I/O): decides what to ask the node, touches nothing it answers; reads
+traces with decode's own helpers (`decode/traces.py`), so both stages see the same frames.
 
 Why: receipts are most of a node's work in a pull (anvil spends ~80 us on each, 7x a full
 transaction and 9x its trace) and half the bytes. A *plain* transfer (empty calldata, no access
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from avadata.decode.traces import geth_root, parity_by_tx
 from avadata.records import TraceStyle
 
 PLAIN_GAS = 21_000
@@ -48,8 +50,8 @@ def _parity_ran_no_code(frames: Sequence[dict[str, Any]]) -> bool:
 
 
 def _geth_ran_no_code(item: Any) -> bool:
-    frame = item.get("result") if isinstance(item, dict) and "result" in item else item
-    if not isinstance(frame, dict):
+    frame = geth_root(item)
+    if frame is None:
         return False
     used = frame.get("gasUsed")
     return (
@@ -70,11 +72,7 @@ def implied_positions(block: dict[str, Any], style: TraceStyle, traces: list[Any
             return set()
         return {i for i, tx in enumerate(txs) if _plain_tx(tx) and _geth_ran_no_code(traces[i])}
     if style is TraceStyle.PARITY:
-        per_tx: dict[int, list[dict[str, Any]]] = {}
-        for t in traces:
-            pos = t.get("transactionPosition") if isinstance(t, dict) else None
-            if pos is not None:
-                per_tx.setdefault(int(pos), []).append(t)
+        per_tx = parity_by_tx(traces)
         return {
             i
             for i, tx in enumerate(txs)
