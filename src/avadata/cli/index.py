@@ -76,9 +76,12 @@ def index(
         warm.start(len(rpc))
     from avadata.indexer.appliers import default_appliers
     from avadata.indexer.enrich import NativeBalanceMode
+    from avadata.indexer.heap import tune_for_indexing
     from avadata.indexer.run import RunOptions, index_chains
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate
+
+    tune_for_indexing()
 
     if native_balances not in {m.value for m in NativeBalanceMode}:
         typer.echo("avadata index: --native-balances must be head, history or off", err=True)
