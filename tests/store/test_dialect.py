@@ -109,7 +109,13 @@ def test_sqlite_writer_pragmas(tmp_path):
         with eng.connect() as conn:
             got = {
                 name: conn.exec_driver_sql(f"PRAGMA {name}").scalar_one()
-                for name in ("journal_mode", "synchronous", "busy_timeout", "foreign_keys")
+                for name in (
+                    "journal_mode",
+                    "synchronous",
+                    "busy_timeout",
+                    "foreign_keys",
+                    "page_size",
+                )
             }
     finally:
         eng.dispose()
@@ -119,7 +125,28 @@ def test_sqlite_writer_pragmas(tmp_path):
         "synchronous": 1,
         "busy_timeout": 10000,
         "foreign_keys": 1,
+        "page_size": 16384,
     }
+    # What the file's header says, read without our engine.
+    with (tmp_path / "p.db").open("rb") as f:
+        assert int.from_bytes(f.read(18)[16:18], "big") == 16384
+
+
+def test_sqlite_store_made_with_other_pages_keeps_them_and_migrates(tmp_path):
+    path = tmp_path / "old.db"
+    plain = sqlite3.connect(path)
+    plain.execute("CREATE TABLE older (x INTEGER)")  # a file with the default 4 KiB pages
+    plain.close()
+    eng = make_engine(f"sqlite:///{path}")
+    try:
+        migrate(eng)
+        with eng.begin() as conn:
+            conn.execute(chains.insert().values(chain_id=1, has_traces=True))
+        with eng.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA page_size").scalar_one() == 4096
+            assert conn.execute(select(chains.c.chain_id)).scalars().all() == [1]
+    finally:
+        eng.dispose()
 
 
 def test_sqlite_writer_takes_the_write_lock_at_begin(tmp_path):
