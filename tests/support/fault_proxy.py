@@ -39,6 +39,8 @@ class FaultProxy:
         self.rate = rate
         self.delay = delay
         self.injected: Counter[str] = Counter()
+        # Every call answered by the node: (method, first parameter as JSON) -> times.
+        self.forwarded: Counter[tuple[str, str]] = Counter()
         self._lock = threading.Lock()
         self._client = httpx.Client(timeout=60)
         proxy = self
@@ -60,6 +62,7 @@ class FaultProxy:
                     return self._send(429, b'{"error":"slow down"}', {"Retry-After": "0"})
                 if fault == "500":
                     return self._send(500, b"internal error")
+                proxy._count(body)
                 if proxy.refuse:
                     content, status = proxy._answer_refusing(body)
                 else:
@@ -101,6 +104,16 @@ class FaultProxy:
                 r = self._client.post(self.upstream, json=call)
                 out.append(r.json())
         return json.dumps(out[0] if single else out).encode(), 200
+
+    def _count(self, body: bytes) -> None:
+        try:
+            calls = json.loads(body)
+        except ValueError:
+            return
+        with self._lock:
+            for call in [calls] if isinstance(calls, dict) else calls:
+                params = call.get("params") or [None]
+                self.forwarded[(str(call.get("method")), json.dumps(params[0]))] += 1
 
     def _draw(self) -> str | None:
         with self._lock:

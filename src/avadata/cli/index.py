@@ -73,7 +73,7 @@ def index(
         from avadata.indexer import warm
 
         # First thing: each chain's fetch process imports its modules while this one does.
-        warm.start(len(rpc))
+        warm.start([warm.Hint(url, db, chunk_blocks) for url in rpc])
     from avadata.indexer.appliers import default_appliers
     from avadata.indexer.enrich import NativeBalanceMode
     from avadata.indexer.heap import tune_for_indexing

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-from eth_utils.abi import function_signature_to_4byte_selector
+from eth_hash.auto import keccak
 
 from avadata.records import CallType
 
@@ -24,7 +24,7 @@ def signature_table() -> dict[str, str]:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        selector = "0x" + function_signature_to_4byte_selector(line).hex()
+        selector = "0x" + keccak(line.encode()).hex()[:8]
         # The first text for a selector wins, so the table's order settles collisions.
         table.setdefault(selector, line)
     return table

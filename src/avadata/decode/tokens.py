@@ -5,8 +5,7 @@ A failed call, or bytes that are neither form, gives None: nothing is invented.
 
 from __future__ import annotations
 
-from eth_abi.abi import decode as abi_decode
-
+from avadata.decode.abi import abi_decode
 from avadata.records import TokenInfo, TokenStandard
 
 

@@ -9,22 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from eth_abi.abi import decode as abi_decode
-from eth_utils.abi import event_signature_to_log_topic
+from eth_hash.auto import keccak
 
+from avadata.decode.abi import abi_decode
 from avadata.records import DecodeStats, Log, TokenStandard, TokenTransfer
 
-TRANSFER = "0x" + event_signature_to_log_topic("Transfer(address,address,uint256)").hex()
-TRANSFER_SINGLE = (
-    "0x"
-    + event_signature_to_log_topic("TransferSingle(address,address,address,uint256,uint256)").hex()
-)
-TRANSFER_BATCH = (
-    "0x"
-    + event_signature_to_log_topic(
-        "TransferBatch(address,address,address,uint256[],uint256[])"
-    ).hex()
-)
+TRANSFER = "0x" + keccak(b"Transfer(address,address,uint256)").hex()
+TRANSFER_SINGLE = "0x" + keccak(b"TransferSingle(address,address,address,uint256,uint256)").hex()
+TRANSFER_BATCH = "0x" + keccak(b"TransferBatch(address,address,address,uint256[],uint256[])").hex()
 TOKEN_TOPICS = frozenset({TRANSFER, TRANSFER_SINGLE, TRANSFER_BATCH})
 
 

@@ -24,8 +24,9 @@ from typing import Any
 
 from avadata.decode.evm import to_batch
 from avadata.errors import AvadataError, SourceError
-from avadata.indexer import warm
 from avadata.indexer.enrich import AskedAtHead, NativeBalanceMode, enrich
+from avadata.indexer.prefetch import Prefetch
+from avadata.indexer.warm import Hint, take
 from avadata.records import EvmBatch
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
@@ -70,19 +71,23 @@ async def produce(
     known_tokens: set[str],
     *,
     inline: bool = False,
+    ahead: Prefetch | None = None,
 ) -> AsyncIterator[PreparedBatch]:
     """Prepared batches of blocks start..stop, in order, with a window of chunks in flight.
 
     `inline` runs the CPU work on the event loop: right in the fetch process, where nothing
     else needs the loop meanwhile (the requests in flight wait in the socket buffers) and a
     worker thread would only add GIL hand-offs; in a process that also writes, decoding in a
-    thread lets the loop keep the writer's turn short."""
+    thread lets the loop keep the writer's turn short. Chunks in `ahead` (prefetch.py) are
+    taken from there."""
     work = _inline if inline else asyncio.to_thread
     dialect_ = named_dialect(config.dialect_name)
     asked = AskedAtHead()
 
     async def one(s: int, e: int) -> PreparedBatch:
-        raws = await source.fetch_range(s, e)
+        raws = await ahead.take(s, e) if ahead is not None else None
+        if raws is None:
+            raws = await source.fetch_range(s, e)
         batch = await work(to_batch, config.chain_id, raws)
         await enrich(
             source, batch, known_tokens, native_balances=config.native_balances, asked=asked
@@ -149,7 +154,7 @@ class ProcessFeed:
             self._start()
 
     def _start(self) -> None:
-        child = warm.take()
+        child = take()
         child.process.name = f"avadata-fetch-{self.config.chain_id}"
         child.jobs.put(self.config)
         self._process, self._jobs, self._out = child.process, child.jobs, child.out
@@ -231,28 +236,57 @@ def _portable(exc: BaseException) -> BaseException:
         return kind(f"{type(exc).__name__}: {exc}")
 
 
-def serve(config: FeedConfig, jobs: Any, out: Any) -> None:
-    """The child's loop (warm.py starts it): jobs in, prepared batches out, until None."""
-    asyncio.run(_serve(config, jobs, out))
+def serve(jobs: Any, out: Any, hint: Hint | None = None) -> None:
+    """The child's loop (warm.py starts it): its FeedConfig, then jobs in, prepared batches out,
+    until None. With a `hint`, the first chunks are fetched while the config is on its way."""
+    asyncio.run(_serve(jobs, out, hint))
 
 
-async def _serve(config: FeedConfig, jobs: Any, out: Any) -> None:
-    async with JsonRpcClient(
-        config.rpc_url,
-        timeout=config.timeout,
-        max_in_flight=config.max_in_flight,
-        retry=config.retry,
-    ) as client:
-        source = EvmSource(client)
-        while True:
-            job = await asyncio.to_thread(jobs.get)
-            if job is None:
-                return
-            job_id, start, stop, known = job
-            try:
-                async for batch in produce(source, config, start, stop, known, inline=True):
-                    # Blocks while the queue is full: the writer sets the pace.
-                    await asyncio.to_thread(out.put, ("batch", job_id, batch, source.has_traces))
-                out.put(("done", job_id, None, source.has_traces))
-            except Exception as exc:
-                out.put(("error", job_id, _portable(exc), None))
+async def _serve(jobs: Any, out: Any, hint: Hint | None) -> None:
+    import os as _os
+
+    ahead = Prefetch(hint) if hint is not None and not _os.environ.get("NOPF") else None
+    try:
+        config: FeedConfig | None = await asyncio.to_thread(jobs.get)
+        if config is None:
+            return
+        if ahead is not None and ahead.hint.rpc_url != config.rpc_url:
+            await ahead.aclose()
+            ahead = None
+        async with JsonRpcClient(
+            config.rpc_url,
+            timeout=config.timeout,
+            max_in_flight=config.max_in_flight,
+            retry=config.retry,
+        ) as client:
+            source = EvmSource(client)
+            while True:
+                job = await asyncio.to_thread(jobs.get)
+                if job is None:
+                    return
+                job_id, start, stop, known = job
+                try:
+                    async for batch in produce(
+                        source, config, start, stop, known, inline=True, ahead=ahead
+                    ):
+                        traced = _has_traces(source, ahead)
+                        # Blocks while the queue is full: the writer sets the pace.
+                        await asyncio.to_thread(out.put, ("batch", job_id, batch, traced))
+                    out.put(("done", job_id, None, _has_traces(source, ahead)))
+                except Exception as exc:
+                    out.put(("error", job_id, _portable(exc), None))
+                finally:
+                    if ahead is not None:  # only the first range can start as guessed
+                        await ahead.aclose()
+                        ahead = None
+    finally:
+        if ahead is not None:
+            await ahead.aclose()
+
+
+def _has_traces(source: EvmSource, ahead: Prefetch | None) -> bool | None:
+    """What the node said about traces, to this process's source or, before that has asked
+    anything (every chunk so far fetched ahead), to the guess's."""
+    if source.has_traces is None and ahead is not None:
+        return ahead.source.has_traces
+    return source.has_traces

@@ -4,8 +4,9 @@ Indexer stage, and light on purpose: it imports nothing heavy, so `avadata index
 children first thing. Each child then imports the pipeline (decoders, sources, the store's
 encoders: about half a second) while the parent imports its own modules, migrates the store
 and asks each node its chain ID; the child then waits for its FeedConfig (the first item on
-its job queue) and serves jobs as `pipeline.ProcessFeed` describes. Started at first use
-instead, a child began fetching about 0.5 s later (docs/benchmarks.md).
+its job queue), fetching the first chunks its `Hint` suggests meanwhile (prefetch.py), and
+serves jobs as `pipeline.ProcessFeed` describes. Started at first use instead, a child began
+fetching about 0.5 s later (docs/benchmarks.md).
 
 Invariants: a child dies with its parent (PR_SET_PDEATHSIG), so a started child nobody takes
 ends with the indexer; only the child writes to its result queue.
@@ -17,6 +18,7 @@ import ctypes
 import multiprocessing
 import os
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +32,16 @@ _CTX = multiprocessing.get_context("spawn")
 
 
 @dataclass(frozen=True, slots=True)
+class Hint:
+    """What a child is told at spawn, before its FeedConfig: enough to guess its first range
+    and fetch its first chunks meanwhile (prefetch.py)."""
+
+    rpc_url: str
+    db_url: str
+    chunk_blocks: int
+
+
+@dataclass(frozen=True, slots=True)
 class Child:
     process: Any
     jobs: Any  # the FeedConfig first, then (job id, start, stop, known tokens) or None to stop
@@ -39,21 +51,22 @@ class Child:
 _started: list[Child] = []
 
 
-def start(count: int) -> None:
-    """Start `count` children now, for this process's next `count` fetch feeds to take."""
-    _started.extend(_spawn() for _ in range(count))
+def start(hints: Sequence[Hint]) -> None:
+    """Start a child per hint now, for this process's next fetch feeds to take in that order;
+    each fetches its first chunks as the hint suggests while it waits (prefetch.py)."""
+    _started.extend(_spawn(h) for h in hints)
 
 
 def take() -> Child:
     """A child started ahead if there is one, else one started now."""
-    return _started.pop(0) if _started else _spawn()
+    return _started.pop(0) if _started else _spawn(None)
 
 
-def _spawn() -> Child:
+def _spawn(hint: Hint | None) -> Child:
     jobs = _CTX.Queue()
     out: Any = _CTX.Queue(maxsize=QUEUE_CHUNKS)
     process = _CTX.Process(
-        target=_entry, args=(os.getpid(), jobs, out), name="avadata-fetch-", daemon=True
+        target=_entry, args=(os.getpid(), jobs, out, hint), name="avadata-fetch-", daemon=True
     )
     process.start()
     # Only the child writes to `out`: without the parent's own copy of the pipe's write end, a
@@ -74,7 +87,7 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _entry(parent: int, jobs: Any, out: Any) -> None:
+def _entry(parent: int, jobs: Any, out: Any, hint: Hint | None) -> None:
     die_with_parent(parent)
     # Ctrl-C reaches the whole process group: the parent decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -82,6 +95,4 @@ def _entry(parent: int, jobs: Any, out: Any) -> None:
     from avadata.indexer.pipeline import serve  # the imports the parent's set-up overlaps
 
     tune_for_indexing()
-    config = jobs.get()
-    if config is not None:
-        serve(config, jobs, out)
+    serve(jobs, out, hint)

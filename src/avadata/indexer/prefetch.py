@@ -1,0 +1,94 @@
+"""A fetch process's head start: the first chunks of its first range, fetched before it is asked.
+
+Indexer stage, in the fetch process. Why: `avadata index` spends about a second importing its
+modules, migrating the store and asking each node its chain ID before it hands a fetch process
+its first range, while the process is ready half a second after it is spawned and the node sits
+idle. Told the node's and the store's URLs at spawn (`warm.Hint`), the process guesses that range
+the way the parent computes it (after the store's cursor, read with a read-only engine, else
+from block 0; up to the node's head) and fetches its first chunks meanwhile.
+
+The parent stays the authority: a chunk fetched ahead is used only when the range the parent
+sends cuts exactly that chunk, and one that failed is fetched again the ordinary way. A wrong
+guess costs the node some work and never a row: the blocks are the node's own, fetched the same
+way, and the writer checks their continuity like any others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from avadata.indexer.warm import Hint
+from avadata.records import RawBlock
+from avadata.sources.evm import EvmSource
+from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
+
+log = logging.getLogger(__name__)
+
+# Chunks fetched ahead: the feed's window, what it would have in flight at once.
+AHEAD_CHUNKS = 3
+# A guess gives up fast (two attempts, no minutes of backoff): the ordinary fetch that follows
+# a failed one retries by the run's own policy.
+_GUESS_RETRY = RetryPolicy(max_attempts=2)
+
+
+def resume_block(db_url: str, chain_id: int) -> int:
+    """Where the parent will start this chain: after its cursor, or at block 0 for a store that
+    is new, not migrated yet, or not there at all (nothing is created or locked here)."""
+    from avadata.store.cursors import get_cursor
+    from avadata.store.engine import make_engine
+
+    try:
+        engine = make_engine(db_url, read_only=True)
+    except Exception:
+        return 0
+    try:
+        cursor = get_cursor(engine, chain_id)
+    except Exception:
+        return 0
+    finally:
+        engine.dispose()
+    return 0 if cursor is None else cursor.block_number + 1
+
+
+class Prefetch:
+    """The chunks fetched ahead, by (start, stop) as `pipeline.chunks` cuts them."""
+
+    def __init__(self, hint: Hint) -> None:
+        self.hint = hint
+        self._client = JsonRpcClient(hint.rpc_url, retry=_GUESS_RETRY)
+        self.source = EvmSource(self._client)
+        self._chunks: dict[tuple[int, int], asyncio.Task[list[RawBlock]]] = {}
+        self._plan = asyncio.create_task(self._start())
+
+    async def _start(self) -> None:
+        from avadata.indexer.pipeline import chunks
+
+        chain_id = await self.source.chain_id()
+        start = await asyncio.to_thread(resume_block, self.hint.db_url, chain_id)
+        head = await self.source.head()
+        for s, e in chunks(start, head, self.hint.chunk_blocks)[:AHEAD_CHUNKS]:
+            self._chunks[(s, e)] = asyncio.create_task(self.source.fetch_range(s, e))
+
+    async def take(self, start: int, stop: int) -> list[RawBlock] | None:
+        """Blocks start..stop-1 if they were fetched ahead (and the fetch worked), else None."""
+        with contextlib.suppress(Exception):
+            await self._plan
+        task = self._chunks.pop((start, stop), None)
+        if task is None:
+            return None
+        try:
+            return await task
+        except Exception as exc:
+            log.debug("chunk %s-%s fetched ahead failed (%s); fetching it again", start, stop, exc)
+            return None
+
+    async def aclose(self) -> None:
+        """Drop what was not taken; close the client."""
+        tasks = [self._plan, *self._chunks.values()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._chunks.clear()
+        await self._client.aclose()

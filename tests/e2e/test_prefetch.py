@@ -1,0 +1,79 @@
+"""A fetch process's first chunks fetched ahead (indexer/prefetch.py): used when the guess is
+right, ignored when it is not, the same rows either way; the node's call log tells which."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+from sqlalchemy import func, select
+
+from avadata.indexer import warm
+from avadata.indexer.prefetch import resume_block
+from avadata.indexer.run import RunOptions, index_chains
+from avadata.store import schema
+from tests.support.dump import assert_same_rows, dump
+from tests.support.fault_proxy import FaultProxy
+
+pytestmark = pytest.mark.e2e
+
+CHUNK = 20
+
+
+@pytest.fixture(scope="module")
+def clean(devnet_chain, engine_factory):
+    engine = engine_factory()
+    asyncio.run(
+        index_chains(engine, [devnet_chain.rpc_url], RunOptions(once=True, chunk_blocks=CHUNK))
+    )
+    return engine, dump(engine)
+
+
+def _traced_blocks(proxy: FaultProxy) -> Counter[int]:
+    """How many times each block's traces were asked: once per fetch of the block."""
+    return Counter(
+        {
+            int(param.strip('"'), 16): n
+            for (method, param), n in proxy.forwarded.items()
+            if method == "trace_block"
+        }
+    )
+
+
+def _index_with_hint(devnet_chain, engine, hint_chunk: int) -> Counter[int]:
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0) as proxy:
+        db_url = engine.url.render_as_string(hide_password=False)
+        warm.start([warm.Hint(proxy.url, db_url, hint_chunk)])
+        asyncio.run(index_chains(engine, [proxy.url], RunOptions(once=True, chunk_blocks=CHUNK)))
+    return _traced_blocks(proxy)
+
+
+def test_a_right_guess_is_used(devnet_chain, engine_factory, clean) -> None:
+    engine = engine_factory()
+    traced = _index_with_hint(devnet_chain, engine, CHUNK)
+    assert_same_rows(dump(engine), clean[1])
+    # Every block fetched exactly once: the chunks fetched ahead were the ones written.
+    assert set(traced) == set(range(devnet_chain.head + 1))
+    assert set(traced.values()) == {1}
+
+
+def test_a_wrong_guess_costs_a_second_fetch_and_no_row(devnet_chain, engine_factory, clean) -> None:
+    engine = engine_factory()
+    # Chunks of 7 guessed, 20 asked: none of the three chunks fetched ahead is cut the same way.
+    traced = _index_with_hint(devnet_chain, engine, 7)
+    assert_same_rows(dump(engine), clean[1])
+    assert {b for b, n in traced.items() if n == 2} == set(range(21))
+    assert {b for b, n in traced.items() if n == 1} == set(range(21, devnet_chain.head + 1))
+
+
+def test_resume_block_reads_the_store_and_creates_nothing(devnet_chain, clean, tmp_path) -> None:
+    engine, _ = clean
+    with engine.connect() as conn:
+        last = conn.execute(select(func.max(schema.evm_blocks.c.number))).scalar_one()
+    db_url = engine.url.render_as_string(hide_password=False)
+    assert resume_block(db_url, devnet_chain.chain_id) == last + 1
+    assert resume_block(db_url, devnet_chain.chain_id + 1) == 0  # a chain it never indexed
+    missing = tmp_path / "none.db"
+    assert resume_block(f"sqlite:///{missing}", devnet_chain.chain_id) == 0
+    assert not missing.exists()
