@@ -55,7 +55,9 @@ def serve(
         worker = Worker(make_engine(db), settings)
         worker.start()
     try:
-        _tune_gc()
+        from avadata.heap import tune_for_serving
+
+        tune_for_serving()
         uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
     finally:
         if worker is not None:
@@ -109,15 +111,3 @@ def bench_api(
     typer.echo(text)
     if write_docs:
         write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench api", text)
-
-
-def _tune_gc() -> None:
-    """Keep garbage-collection pauses out of request tails: everything loaded so far (modules,
-    the app, SQLAlchemy's caches) moves to the permanent generation, so a full collection only
-    walks what requests allocate; and the young generation is collected less often (a page of
-    2,160 metric points allocates thousands of small objects, all freed by reference counts)."""
-    import gc
-
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)

@@ -91,7 +91,7 @@ def _entry(parent: int, jobs: Any, out: Any, hint: Hint | None) -> None:
     die_with_parent(parent)
     # Ctrl-C reaches the whole process group: the parent decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from avadata.indexer.heap import tune_for_indexing
+    from avadata.heap import tune_for_indexing
     from avadata.indexer.pipeline import serve  # the imports the parent's set-up overlaps
 
     tune_for_indexing()

@@ -1,0 +1,49 @@
+"""The garbage collector's settings of avadata's long-running processes, each with its reason.
+
+`tune_for_indexing`, the indexer's processes (the writer and each fetch process). Why: both
+allocate millions of small containers (the node's parsed JSON, records, rows) and keep a few
+chunks of them alive at once. None of them form cycles, but CPython's collector, left at its
+defaults, starts a young-generation pass every 700 net allocations and a full pass whenever
+the heap grew by a quarter, and each pass walks every live chunk again. In a fetch process
+that cost 3.7-4.6 CPU-s of a 2,050-block backfill (about 4,000 passes, timed with
+`gc.callbacks`), and JSON parsing, its main trigger, looked three times slower than in
+isolation; the writer spent ~0.4 s. With the settings below both processes together spend
+under 0.2 s in the collector, start-up included, and the backfill takes ~3 s less
+(docs/benchmarks.md).
+
+The collector stays on, for the cycles asyncio and exceptions do make: a pipeline at steady
+state frees about as much as it allocates, so real garbage still reaches the threshold, and a
+pass then costs one walk of the live objects.
+
+`tune_for_serving`, the API server: see its doc.
+"""
+
+from __future__ import annotations
+
+import gc
+
+# Net container allocations between young-generation passes (CPython's default is 700).
+YOUNG_THRESHOLD = 100_000
+# Young passes per middle pass, and middle passes per full pass (CPython's defaults: 10, 10).
+OLDER_THRESHOLD = 20
+
+
+def tune_for_indexing() -> None:
+    """Call once the process's modules are imported: what exists by then (modules, classes,
+    tables) lives as long as the process, so no pass ever needs to walk it again."""
+    _freeze_startup(YOUNG_THRESHOLD, OLDER_THRESHOLD, OLDER_THRESHOLD)
+
+
+def tune_for_serving() -> None:
+    """Keep garbage-collection pauses out of request tails: everything loaded so far (modules,
+    the app, SQLAlchemy's caches) moves to the permanent generation, so a full collection only
+    walks what requests allocate; and the young generation is collected less often (a page of
+    2,160 metric points allocates thousands of small objects, all freed by reference counts).
+    Full passes had been the metrics API's p99 (docs/api.md)."""
+    _freeze_startup(50_000, 50, 100)
+
+
+def _freeze_startup(young: int, middle: int, old: int) -> None:
+    gc.collect()  # what start-up already dropped is not frozen with the rest
+    gc.freeze()
+    gc.set_threshold(young, middle, old)
