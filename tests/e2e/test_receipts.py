@@ -1,5 +1,6 @@
-"""Receipts implied by traces (sources/receipts.py) are the node's own, and a block whose gas
-does not add up falls back to fetching every receipt.
+"""Receipts implied by traces and eth_getLogs (sources/receipts.py) are the node's own; a block
+whose gas does not add up, or whose logs the header's bloom does not vouch for, falls back to
+fetching its receipts.
 
 The truth is the node's eth_getBlockReceipts, asked separately for every block.
 """
@@ -14,7 +15,7 @@ import pytest
 from avadata.records import TraceStyle
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
-from avadata.sources.receipts import implied_positions
+from avadata.sources.receipts import implied_positions, logs_bloom, whole_block_gas
 from tests.support.fault_proxy import FaultProxy
 from tests.support.node import Node
 
@@ -122,3 +123,114 @@ def test_a_node_without_block_receipts_is_asked_per_transaction(devnet_chain, im
     )
     assert source._block_receipts is False
     assert (source.implied_receipts > 0) is imply
+
+
+class _GethGas(JsonRpcClient):
+    """anvil, but with its callTracer root frames' gasUsed as geth reports it. anvil's is
+    cumulative through the block (a transfer after another reads 42,000); geth's, and
+    coreth's, is the transaction's own, its receipt's (callTracer sets it when the transaction
+    ends). The header sum rejects anvil's as it comes (`test_geth_traces_imply_the_same_receipts`
+    above); this undoes it, so the whole-block path runs on geth-style traces."""
+
+    async def batch(self, calls: list[Call]) -> list[RpcResult]:  # type: ignore[override]
+        results = await super().batch(calls)
+        for (method, _), r in zip(calls, results, strict=True):
+            if method == "debug_traceBlockByNumber" and r.result:
+                before = 0
+                for item in r.result:
+                    frame = item.get("result", item)
+                    cumulative = int(frame["gasUsed"], 16)
+                    frame["gasUsed"] = hex(cumulative - before)
+                    before = cumulative
+        return results
+
+
+def _fetch_geth(
+    url: str, numbers: list[int], client: type[_GethGas] = _GethGas
+) -> tuple[list[Any], EvmSource]:
+    async def run() -> tuple[list[Any], EvmSource]:
+        async with client(url) as c:
+            source = EvmSource(c)
+            source._order = (TraceStyle.GETH, TraceStyle.PARITY)
+            return await source.fetch_range(numbers[0], numbers[-1] + 1), source
+
+    return asyncio.run(run())
+
+
+def test_geth_traces_imply_every_receipt(devnet_chain) -> None:
+    """callTracer's root frames carry each receipt's gas: no receipt is asked at all, only
+    the logs, and the receipts are the node's."""
+    numbers = list(range(devnet_chain.head - 20, devnet_chain.head + 1))
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0) as proxy:
+        raws, source = _fetch_geth(proxy.url, numbers)
+    expected = _node_receipts(devnet_chain.rpc_url, numbers)
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == expected
+    assert source.implied_receipts == sum(len(rs) for rs in expected) > 0
+    asked = {method for method, _ in proxy.forwarded}
+    assert not asked & {"eth_getBlockReceipts", "eth_getTransactionReceipt"}
+    assert "eth_getLogs" in asked
+
+
+def test_whole_blocks_are_implied_with_parity_traces_when_no_gas_was_refunded(
+    devnet_chain,
+) -> None:
+    numbers = list(range(devnet_chain.head + 1))
+    raws, source = _fetch(devnet_chain.rpc_url, numbers)
+    whole = [
+        raw for raw in raws if whole_block_gas(raw.block, raw.trace_style, raw.traces) is not None
+    ]
+    # Some blocks add up (no refunds), others do not (an ERC-20 balance emptied refunds gas).
+    assert 0 < len(whole) < len(raws)
+    assert any(
+        raw.block["transactions"][i]["input"] != "0x"
+        for raw in whole
+        for i in range(len(raw.block["transactions"]))
+    )
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
+        devnet_chain.rpc_url, numbers
+    )
+    # More implied than the plain transfers alone: the whole blocks' contract calls too.
+    plain = sum(len(implied_positions(r.block, r.trace_style, r.traces)) for r in raws)
+    assert source.implied_receipts > plain
+
+
+def test_logs_bloom_is_the_headers(devnet_chain) -> None:
+    numbers = list(range(devnet_chain.head + 1))
+    node = Node(devnet_chain.rpc_url)
+    headers = node.batch([("eth_getBlockByNumber", [hex(n), False]) for n in numbers])
+    receipts = node.batch([("eth_getBlockReceipts", [hex(n)]) for n in numbers])
+    blooms = [logs_bloom([lg for r in rs for lg in r["logs"]]) for rs in receipts]
+    assert blooms == [int(h["logsBloom"], 16) for h in headers]
+    assert any(blooms)
+
+
+class _NoLogs(_GethGas):
+    """A node that answers every eth_getLogs with nothing (its log index pruned or off)."""
+
+    async def batch(self, calls: list[Call]) -> list[RpcResult]:  # type: ignore[override]
+        results = await super().batch(calls)
+        for (method, _), r in zip(calls, results, strict=True):
+            if method == "eth_getLogs" and r.result:
+                r.result = []
+        return results
+
+
+def test_logs_the_header_does_not_vouch_for_get_the_receipts_fetched(devnet_chain) -> None:
+    numbers = list(range(devnet_chain.head - 20, devnet_chain.head + 1))
+    raws, source = _fetch_geth(devnet_chain.rpc_url, numbers, _NoLogs)
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
+        devnet_chain.rpc_url, numbers
+    )
+    assert any(r["logs"] for raw in raws for r in raw.receipts)  # there were logs to lose
+    # Blocks without logs were still implied whole; those with logs were fetched.
+    assert 0 < source.implied_receipts < sum(len(raw.receipts) for raw in raws)
+
+
+def test_a_node_without_get_logs_gets_receipts_asked(devnet_chain) -> None:
+    numbers = list(range(devnet_chain.head - 20, devnet_chain.head + 1))
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0, refuse=frozenset({"eth_getLogs"})) as proxy:
+        raws, source = _fetch_geth(proxy.url, numbers)
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
+        devnet_chain.rpc_url, numbers
+    )
+    assert source._logs_ok is False

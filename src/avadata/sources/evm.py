@@ -3,11 +3,13 @@
 Sources stage: fetch only; results are the node's JSON, untouched (but for the receipts a trace
 implies, built in the same shape: `receipts.py`).
 
-Receipts: a plain transfer's receipt is implied by its trace and not fetched (`receipts.py`,
-checked against the header's gasUsed); a block that needs every receipt gets
-`eth_getBlockReceipts` (one call), else one `eth_getTransactionReceipt` per transaction that
-needs its own; a node without `eth_getBlockReceipts` gets per-transaction calls only, decided
-once per source.
+Receipts (`receipts.py`): a block whose traces tell every transaction's gas, adding up to the
+header's, has its receipts built from the traces and one `eth_getLogs` per run of such blocks
+(the logs checked against the header's logsBloom); in the other blocks a plain transfer's
+receipt is implied by its trace, the rest fetched: `eth_getBlockReceipts` for a block that needs
+every receipt (one call), else one `eth_getTransactionReceipt` per transaction that needs its
+own. A node without `eth_getBlockReceipts` gets per-transaction calls only, one without
+`eth_getLogs` fetched receipts only, each decided once per source.
 Traces: `debug_traceBlockByNumber` with `callTracer` (the only tracer Avalanche nodes offer), else
 parity-style `trace_block`; the fallback is made per block, so one failing block does not lose the
 rest. anvil is the one node asked the other way round: it records parity traces when it mines a
@@ -25,7 +27,13 @@ from typing import Any
 from avadata.errors import RpcError, SourceError
 from avadata.records import RawBlock, TraceStyle
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
-from avadata.sources.receipts import gas_adds_up, implied_positions, implied_receipt
+from avadata.sources.receipts import (
+    gas_adds_up,
+    implied_positions,
+    implied_receipt,
+    whole_block_gas,
+    whole_block_receipts,
+)
 
 METHOD_NOT_FOUND = -32601
 
@@ -47,6 +55,14 @@ def _unsupported(result: RpcResult) -> bool:
     )
 
 
+def _log_block(log: Any) -> int:
+    """A log's block number, or -1 when it has none that parses."""
+    try:
+        return int(str(log.get("blockNumber")), 16)
+    except (AttributeError, ValueError):
+        return -1
+
+
 class EvmSource:
     def __init__(
         self, client: JsonRpcClient, *, blocks_per_batch: int = 10, imply_receipts: bool = True
@@ -59,6 +75,8 @@ class EvmSource:
         # Receipts implied by traces instead of fetched (receipts.py); off = fetch every one.
         self.imply_receipts = imply_receipts
         self.implied_receipts = 0
+        # False once the node refused eth_getLogs as missing: whole blocks are then not implied.
+        self._logs_ok = True
         self.receipt_refetches = 0
 
     async def chain_id(self) -> int:
@@ -103,11 +121,67 @@ class EvmSource:
             # Before any receipt is asked: the receipts to ask depend on the traces.
             if style is TraceStyle.GETH and len(tr) != len(b["transactions"]):
                 raise SourceError(f"block {b['number']}: trace count differs from transactions")
-        receipts = await self._receipts(blocks, traces)
+        gas = [
+            whole_block_gas(b, style, tr) if self.imply_receipts and self._logs_ok else None
+            for b, (style, tr) in zip(blocks, traces, strict=True)
+        ]
+        whole = [i for i, g in enumerate(gas) if g is not None]
+        rest = [i for i, g in enumerate(gas) if g is None]
+        logs, fetched = await asyncio.gather(
+            self._block_logs([blocks[i] for i in whole]),
+            self._receipts([blocks[i] for i in rest], [traces[i] for i in rest]),
+        )
+        receipts: list[list[dict[str, Any]] | None] = [None] * len(blocks)
+        for i, rc in zip(rest, fetched, strict=True):
+            receipts[i] = rc
+        for i in whole:
+            style, tr = traces[i]
+            got = None
+            if logs is not None:
+                number = int(blocks[i]["number"], 16)
+                got = whole_block_receipts(blocks[i], style, tr, gas[i] or [], logs.get(number, []))
+            if got is not None:
+                self.implied_receipts += len(got)
+            receipts[i] = got
+        # Whole blocks whose logs did not fit (or could not be had): their receipts after all.
+        missing = [i for i, rc in enumerate(receipts) if rc is None]
+        if missing:
+            again = await self._receipts([blocks[i] for i in missing], [traces[i] for i in missing])
+            for i, rc in zip(missing, again, strict=True):
+                receipts[i] = rc
         return [
-            RawBlock(block=b, receipts=rc, trace_style=style, traces=tr)
+            RawBlock(block=b, receipts=rc or [], trace_style=style, traces=tr)
             for b, rc, (style, tr) in zip(blocks, receipts, traces, strict=True)
         ]
+
+    async def _block_logs(self, blocks: list[dict[str, Any]]) -> dict[int, list[Any]] | None:
+        """The logs of `blocks` by block number: one eth_getLogs
+        per run of consecutive blocks, in one batch. None when the node refused any of them
+        (a node without the method, or one that caps its answers): the blocks' receipts are
+        then fetched instead, and a node without the method is not asked again."""
+        if not blocks:
+            return {}
+        numbers = [int(b["number"], 16) for b in blocks]
+        runs: list[list[int]] = []
+        for n in numbers:
+            if runs and runs[-1][-1] == n - 1:
+                runs[-1].append(n)
+            else:
+                runs.append([n])
+        calls: list[Call] = [
+            ("eth_getLogs", [{"fromBlock": _hex(r[0]), "toBlock": _hex(r[-1])}]) for r in runs
+        ]
+        out: dict[int, list[Any]] = {n: [] for n in numbers}
+        for r in await self.client.batch(calls):
+            if r.error is not None or not isinstance(r.result, list):
+                if _unsupported(r):
+                    self._logs_ok = False
+                return None
+            for lg in r.result:
+                number = _log_block(lg)
+                if number in out:
+                    out[number].append(lg)
+        return out
 
     async def _receipts(
         self, blocks: list[dict[str, Any]], traces: list[tuple[TraceStyle, list[Any]]]
