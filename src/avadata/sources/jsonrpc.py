@@ -22,6 +22,8 @@ from typing import Any
 
 import aiohttp
 import orjson
+import yarl
+from aiohttp.helpers import get_env_proxy_for_url
 
 from avadata.errors import RpcError, RpcTransportError, SourceError
 
@@ -81,6 +83,8 @@ class JsonRpcClient:
         self._semaphore = asyncio.Semaphore(max_in_flight)
         # Made on first use: a session belongs to the event loop it was made in.
         self._session: aiohttp.ClientSession | None = None
+        self._proxy: yarl.URL | None = None
+        self._proxy_auth: aiohttp.BasicAuth | None = None
         self._closed = False
         self._next_id = 0
         self.retries = 0
@@ -91,11 +95,10 @@ class JsonRpcClient:
             # must not open a session nobody would close, nor retry (not a transport error).
             raise SourceError(f"{self.url}: the client is closed")
         if self._session is None:
+            self._proxy, self._proxy_auth = _env_proxy(self.url)
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._max_in_flight),
                 timeout=self._timeout,
-                # HTTP(S)_PROXY and NO_PROXY from the environment, as httpx's default honours.
-                trust_env=True,
             )
         return self._session
 
@@ -172,7 +175,13 @@ class JsonRpcClient:
             try:
                 async with (
                     self._semaphore,
-                    self._http().post(self.url, data=body, headers=_JSON) as response,
+                    self._http().post(
+                        self.url,
+                        data=body,
+                        headers=_JSON,
+                        proxy=self._proxy,
+                        proxy_auth=self._proxy_auth,
+                    ) as response,
                 ):
                     status = response.status
                     if status == 429 or status >= 500:
@@ -204,6 +213,16 @@ class JsonRpcClient:
         raise RpcTransportError(
             f"{self.url}: gave up after {self.retry.max_attempts} attempts: {last}"
         )
+
+
+def _env_proxy(url: str) -> tuple[yarl.URL | None, aiohttp.BasicAuth | None]:
+    """The proxy HTTP(S)_PROXY and NO_PROXY give `url` (as httpx's default honours them), looked
+    up once per client: aiohttp's `trust_env` looks it up, with ~/.netrc, on every request,
+    ~0.65 ms of CPU each (a few thousand requests per backfill of the bench chain)."""
+    try:
+        return get_env_proxy_for_url(yarl.URL(url))
+    except LookupError:
+        return None, None
 
 
 def _retry_after(value: str | None) -> float | None:
