@@ -159,11 +159,13 @@ class ProcessFeed:
         child.jobs.put(self.config)
         self._process, self._jobs, self._out = child.process, child.jobs, child.out
 
-    async def _get(self) -> tuple[str, int, Any, bool | None]:
+    async def _get(self, wait: bool = True) -> tuple[str, int, Any, bool | None] | None:
+        """The child's next message of the current range; None if `wait` is off and there is
+        none yet."""
         while True:
             try:
                 msg: tuple[str, int, Any, bool | None] = await asyncio.to_thread(
-                    self._out.get, True, 1.0
+                    self._out.get, wait, 1.0
                 )
             except (EOFError, OSError):  # EOF at or inside a message
                 self._forget_child()
@@ -171,6 +173,8 @@ class ProcessFeed:
                     f"chain {self.config.chain_id}: the fetch process ended mid-message"
                 ) from None
             except queue.Empty:
+                if not wait:
+                    return None
                 if not self._process.is_alive():
                     code = self._process.exitcode
                     self._forget_child()
@@ -191,7 +195,9 @@ class ProcessFeed:
     async def groups(
         self, start: int, stop: int, known_tokens: set[str], group_size: int
     ) -> AsyncIterator[list[PreparedBatch]]:
-        """Batches start..stop in order, in groups of `group_size` (the last may be shorter)."""
+        """Batches start..stop in order, in groups: the next batch, and those already waiting
+        behind it, up to `group_size` (a writer that fell behind catches up with fewer
+        commits; one that keeps up writes each batch as it comes)."""
         if self._process is None:
             self._start()
         self._job += 1
@@ -199,8 +205,9 @@ class ProcessFeed:
         done = False
         while not done:
             group: list[PreparedBatch] = []
-            while len(group) < group_size:
-                kind, _, payload, has_traces = await self._get()
+            msg = await self._get()
+            while msg is not None:
+                kind, _, payload, has_traces = msg
                 if kind == "error":
                     raise payload
                 if has_traces is not None:
@@ -209,6 +216,7 @@ class ProcessFeed:
                     done = True
                     break
                 group.append(payload)
+                msg = await self._get(wait=False) if len(group) < group_size else None
             if group:
                 yield group
 
