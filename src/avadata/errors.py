@@ -24,6 +24,11 @@ class RpcTransportError(SourceError):
     pass
 
 
+class RpcRefused(RpcTransportError):
+    """The node's HTTP server refused the request for good (a 4xx other than 408, 425 and 429:
+    a wrong path, an API the node does not serve): not retried."""
+
+
 class RpcError(SourceError):
     def __init__(self, method: str, code: int, message: str, data: Any = None) -> None:
         super().__init__(f"{method}: JSON-RPC error {code}: {message}")

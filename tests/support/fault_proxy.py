@@ -1,5 +1,7 @@
 """A loopback HTTP proxy in front of a JSON-RPC node that injects faults.
 
+A request's path is kept (`/ext/index/P/block` goes to the same path upstream).
+
 Faults, drawn from a seeded RNG per request: a delay past the client's timeout, HTTP 429 (with
 Retry-After), HTTP 500, and a 200 whose JSON body is cut short. Everything else is forwarded,
 after a fixed latency if one is asked (a slow node).
@@ -39,7 +41,8 @@ class FaultProxy:
         self.rate = rate
         self.delay = delay
         self.injected: Counter[str] = Counter()
-        # Every call answered by the node: (method, first parameter as JSON) -> times.
+        # Every call answered by the node: (method, first parameter as JSON, or all of them
+        # when named) -> times.
         self.forwarded: Counter[tuple[str, str]] = Counter()
         self._lock = threading.Lock()
         self._client = httpx.Client(timeout=60)
@@ -67,7 +70,9 @@ class FaultProxy:
                     content, status = proxy._answer_refusing(body)
                 else:
                     upstream = proxy._client.post(
-                        proxy.upstream, content=body, headers={"Content-Type": "application/json"}
+                        proxy.target(self.path),
+                        content=body,
+                        headers={"Content-Type": "application/json"},
                     )
                     content, status = upstream.content, upstream.status_code
                 if fault == "truncate" and len(content) > 2:
@@ -105,6 +110,11 @@ class FaultProxy:
                 out.append(r.json())
         return json.dumps(out[0] if single else out).encode(), 200
 
+    def target(self, path: str) -> str:
+        """The upstream URL a request path maps to: the upstream itself for "/", else the path
+        under it (avalanchego serves each API at its own path)."""
+        return self.upstream if path in ("", "/") else self.upstream.rstrip("/") + path
+
     def _count(self, body: bytes) -> None:
         try:
             calls = json.loads(body)
@@ -113,7 +123,8 @@ class FaultProxy:
         with self._lock:
             for call in [calls] if isinstance(calls, dict) else calls:
                 params = call.get("params") or [None]
-                self.forwarded[(str(call.get("method")), json.dumps(params[0]))] += 1
+                first = params if isinstance(params, dict) else params[0]  # named, or the first
+                self.forwarded[(str(call.get("method")), json.dumps(first))] += 1
 
     def _draw(self) -> str | None:
         with self._lock:

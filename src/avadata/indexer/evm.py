@@ -16,13 +16,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from avadata.errors import ContinuityError, SourceError
+from avadata.indexer import outage
 from avadata.sources.evm import EvmSource
 from avadata.store.prepared import PreparedBatch
 
 log = logging.getLogger(__name__)
-
-# The longest wait between a following indexer's attempts while its node is unreachable.
-MAX_OUTAGE_WAIT = 60.0
 
 
 class EvmSink(Protocol):
@@ -154,10 +152,9 @@ class EvmIndexer:
     ) -> None:
         """Backfill, then keep up with new blocks until `stop_event` is set.
 
-        A node that stays unreachable past the client's retries (a restart, an upgrade) does not
-        end the follower: it logs a warning and tries again, waiting twice as long each time up
-        to `MAX_OUTAGE_WAIT`, and resumes from its cursor. A reorg (ContinuityError) and store
-        errors still end it: retrying cannot fix those."""
+        A node that stays unreachable past the client's retries does not end the follower: it
+        waits and tries again as `outage.py` says. A reorg (ContinuityError) and store errors
+        still end it: retrying cannot fix those."""
         wait = poll_seconds
         while stop_event is None or not stop_event.is_set():
             try:
@@ -167,12 +164,6 @@ class EvmIndexer:
                     await self.run_to(head)
                 wait = poll_seconds
             except SourceError as exc:
-                wait = min(MAX_OUTAGE_WAIT, max(wait, poll_seconds) * 2)
+                wait = outage.longer(wait, poll_seconds)
                 log.warning("chain %s: %s; trying again in %.0f s", self.chain_id, exc, wait)
-            try:
-                if stop_event is None:
-                    await asyncio.sleep(wait)
-                else:
-                    await asyncio.wait_for(stop_event.wait(), timeout=wait)
-            except TimeoutError:
-                pass
+            await outage.pause(wait, stop_event)

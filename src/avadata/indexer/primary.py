@@ -9,6 +9,7 @@ back to the node's acceptance time.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,7 +29,8 @@ from avadata.decode.codec.pchain_blocks import (
 from avadata.decode.codec.xchain import StopVertex, Vertex
 from avadata.decode.primary_blocks import BlockFacts, block_facts
 from avadata.decode.primary_rows import BlockRows, block_rows, utxo_row
-from avadata.errors import AvadataError, RpcTransportError
+from avadata.errors import AvadataError, RpcTransportError, SourceError
+from avadata.indexer import outage
 from avadata.sources.index_api import IndexApiSource, decode_hex_bytes, index_url
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 from avadata.store.primary_supply import estimate_rewards, save_supply_anchor
@@ -40,6 +42,8 @@ from avadata.store.primary_writer import (
     write_blocks,
 )
 from avadata.store.schema import primary_l1_validators, primary_validations
+
+log = logging.getLogger(__name__)
 
 # Index API chain letter -> the blockchain ID written in rows (aliases until configured).
 CHAINS = ("P", "X", "C")
@@ -134,40 +138,69 @@ async def index_node(
     poll: float = 2.0,
     batch: int = 1024,
     chains: tuple[str, ...] = CHAINS,
+    retry: RetryPolicy | None = None,
+    stop_event: asyncio.Event | None = None,
 ) -> None:
-    """Index P, X and C of one node (in `chains` order); follow new containers unless
-    `once`."""
+    """Index P, X and C of one node (in `chains` order); follow new containers unless `once`,
+    until `stop_event` is set. A follower outlives a node that stays unreachable past a
+    request's `retry` policy (`outage.py`); `once` stops at the first failure (a rerun
+    resumes)."""
     # avalanchego's Index API refuses JSON-RPC batches: one request per call.
-    clients = {c: JsonRpcClient(index_url(node, c), max_batch=1) for c in chains}
-    vertices = JsonRpcClient(index_url(node, "X", "vtx"), max_batch=1)
-    platform = JsonRpcClient(f"{node.rstrip('/')}/ext/bc/P", max_batch=1)
-    estimated_at: int | None = None  # the P cursor the formula rewards were last computed at
+    clients = {c: JsonRpcClient(index_url(node, c), max_batch=1, retry=retry) for c in chains}
+    vertices = JsonRpcClient(index_url(node, "X", "vtx"), max_batch=1, retry=retry)
+    platform = JsonRpcClient(f"{node.rstrip('/')}/ext/bc/P", max_batch=1, retry=retry)
+    rewards = _Rewards()
+    wait = poll
     try:
-        while True:
-            for chain, client in clients.items():
-                if chain == "X" and await _serves_index(vertices):
-                    # The DAG era before the blocks: block txs spend UTXOs vertex txs created
-                    # (and the CreateAssetTxs of early assets are there).
-                    await index_chain(
-                        engine, IndexApiSource(vertices), "X", "X", cursor_key=X_VERTEX_CURSOR
-                    )
-                if chain == "P":
-                    # Asked before the pass, so the pass indexes every block up to its height.
-                    await snapshot_supply(engine, platform)
-                reached = await index_chain(
-                    engine, IndexApiSource(client), chain, chain, batch=batch, platform=platform
-                )
-                # The replay walks every primary staker: only when P blocks came in.
-                if chain == "P" and reached != estimated_at and estimate_rewards(engine):
-                    estimated_at = reached
-            await snapshot_stakers(engine, platform)
-            await snapshot_l1_validators(engine, platform)
+        while stop_event is None or not stop_event.is_set():
+            try:
+                await _one_pass(engine, clients, vertices, platform, batch, rewards)
+                wait = poll
+            except SourceError as exc:
+                if once:
+                    raise
+                wait = outage.longer(wait, poll)
+                log.warning("primary network at %s: %s; trying again in %.0f s", node, exc, wait)
             if once:
                 return
-            await asyncio.sleep(poll)
+            await outage.pause(wait, stop_event)
     finally:
         for client in [*clients.values(), vertices, platform]:
             await client.aclose()
+
+
+@dataclass(slots=True)
+class _Rewards:
+    estimated_at: int | None = None  # the P cursor the formula rewards were last computed at
+
+
+async def _one_pass(
+    engine: Engine,
+    clients: dict[str, JsonRpcClient],
+    vertices: JsonRpcClient,
+    platform: JsonRpcClient,
+    batch: int,
+    rewards: _Rewards,
+) -> None:
+    """Every chain up to its node's last accepted container, then the platform snapshots."""
+    for chain, client in clients.items():
+        if chain == "X" and await _serves_index(vertices):
+            # The DAG era before the blocks: block txs spend UTXOs vertex txs created
+            # (and the CreateAssetTxs of early assets are there).
+            await index_chain(
+                engine, IndexApiSource(vertices), "X", "X", cursor_key=X_VERTEX_CURSOR
+            )
+        if chain == "P":
+            # Asked before the pass, so the pass indexes every block up to its height.
+            await snapshot_supply(engine, platform)
+        reached = await index_chain(
+            engine, IndexApiSource(client), chain, chain, batch=batch, platform=platform
+        )
+        # The replay walks every primary staker: only when P blocks came in.
+        if chain == "P" and reached != rewards.estimated_at and estimate_rewards(engine):
+            rewards.estimated_at = reached
+    await snapshot_stakers(engine, platform)
+    await snapshot_l1_validators(engine, platform)
 
 
 async def _serves_index(client: JsonRpcClient) -> bool:
