@@ -15,6 +15,7 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -113,6 +114,7 @@ class FaultProxy:
     def target(self, path: str) -> str:
         """The upstream URL a request path maps to: the upstream itself for "/", else the path
         under it (avalanchego serves each API at its own path)."""
+        path = urlsplit(path).path  # a client using us as its proxy sends the absolute URL
         return self.upstream if path in ("", "/") else self.upstream.rstrip("/") + path
 
     def _count(self, body: bytes) -> None:

@@ -109,8 +109,21 @@ def implied_positions(block: dict[str, Any], style: TraceStyle, traces: list[Any
 
 
 def implied_receipt(block: dict[str, Any], tx: dict[str, Any]) -> dict[str, Any]:
-    """The receipt of a plain transfer, in the node's JSON shape (the fields decode reads; the
-    effective gas price is left to decode, which derives it from the transaction and base fee)."""
+    """The receipt of a plain transfer."""
+    return _receipt(block, tx, failed=False, gas=PLAIN_GAS, created=None, logs=[])
+
+
+def _receipt(
+    block: dict[str, Any],
+    tx: dict[str, Any],
+    *,
+    failed: bool,
+    gas: int,
+    created: str | None,
+    logs: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A receipt in the node's JSON shape (the fields decode reads; the effective gas price is
+    left to decode, which derives it from the transaction and base fee)."""
     return {
         "transactionHash": tx.get("hash"),
         "transactionIndex": tx.get("transactionIndex"),
@@ -118,10 +131,10 @@ def implied_receipt(block: dict[str, Any], tx: dict[str, Any]) -> dict[str, Any]
         "blockNumber": block.get("number"),
         "from": tx.get("from"),
         "to": tx.get("to"),
-        "status": "0x1",
-        "gasUsed": hex(PLAIN_GAS),
-        "contractAddress": None,
-        "logs": [],
+        "status": "0x0" if failed else "0x1",
+        "gasUsed": hex(gas),
+        "contractAddress": created,
+        "logs": logs,
     }
 
 
@@ -272,20 +285,7 @@ def whole_block_receipts(
             )
             if created is None or kind not in _CREATE_TYPES:
                 return None
-        out.append(
-            {
-                "transactionHash": tx.get("hash"),
-                "transactionIndex": tx.get("transactionIndex"),
-                "blockHash": block.get("hash"),
-                "blockNumber": block.get("number"),
-                "from": tx.get("from"),
-                "to": tx.get("to"),
-                "status": "0x0" if failed else "0x1",
-                "gasUsed": hex(used),
-                "contractAddress": created,
-                "logs": tx_logs,
-            }
-        )
+        out.append(_receipt(block, tx, failed=failed, gas=used, created=created, logs=tx_logs))
     return out
 
 
