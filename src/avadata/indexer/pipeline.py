@@ -251,9 +251,7 @@ def serve(jobs: Any, out: Any, hint: Hint | None = None) -> None:
 
 
 async def _serve(jobs: Any, out: Any, hint: Hint | None) -> None:
-    import os as _os
-
-    ahead = Prefetch(hint) if hint is not None and not _os.environ.get("NOPF") else None
+    ahead = Prefetch(hint) if hint is not None else None
     try:
         config: FeedConfig | None = await asyncio.to_thread(jobs.get)
         if config is None:
