@@ -29,6 +29,7 @@ from avadata.records import RawBlock, TraceStyle
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
 from avadata.sources.receipts import (
     gas_adds_up,
+    hex_quantity,
     implied_positions,
     implied_receipt,
     whole_block_gas,
@@ -53,14 +54,6 @@ def _unsupported(result: RpcResult) -> bool:
         or "not supported" in message
         or ("does not exist" in message)
     )
-
-
-def _log_block(log: Any) -> int:
-    """A log's block number, or -1 when it has none that parses."""
-    try:
-        return int(str(log.get("blockNumber")), 16)
-    except (AttributeError, ValueError):
-        return -1
 
 
 class EvmSource:
@@ -135,11 +128,10 @@ class EvmSource:
         for i, rc in zip(rest, fetched, strict=True):
             receipts[i] = rc
         for i in whole:
-            style, tr = traces[i]
             got = None
-            if logs is not None:
-                number = int(blocks[i]["number"], 16)
-                got = whole_block_receipts(blocks[i], style, tr, gas[i] or [], logs.get(number, []))
+            w = gas[i]
+            if logs is not None and w is not None:
+                got = whole_block_receipts(blocks[i], w, logs.get(int(blocks[i]["number"], 16), []))
             if got is not None:
                 self.implied_receipts += len(got)
             receipts[i] = got
@@ -178,7 +170,7 @@ class EvmSource:
                     self._logs_ok = False
                 return None
             for lg in r.result:
-                number = _log_block(lg)
+                number = hex_quantity(lg.get("blockNumber")) if isinstance(lg, dict) else None
                 if number in out:
                     out[number].append(lg)
         return out

@@ -32,7 +32,7 @@ A wrong guess (an odd node, a fee rule we do not know) so costs a request, never
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from eth_hash.auto import keccak
 
@@ -73,7 +73,7 @@ def _geth_ran_no_code(item: Any) -> bool:
     frame = geth_root(item)
     if frame is None:
         return False
-    used = _quantity(frame.get("gasUsed"))
+    used = hex_quantity(frame.get("gasUsed"))
     return (
         str(frame.get("type", "")).upper() == "CALL"
         and not frame.get("error")
@@ -82,7 +82,8 @@ def _geth_ran_no_code(item: Any) -> bool:
     )
 
 
-def _quantity(value: Any) -> int | None:
+def hex_quantity(value: Any) -> int | None:
+    """A JSON-RPC hex quantity as int; None when it is missing or not one."""
     if isinstance(value, str) and value.startswith("0x"):
         try:
             return int(value, 16)
@@ -140,11 +141,9 @@ def _receipt(
 
 def gas_adds_up(block: dict[str, Any], receipts: Sequence[dict[str, Any]]) -> bool:
     """True when the receipts' gasUsed sum to the header's."""
-    try:
-        total = sum(int(str(r.get("gasUsed")), 16) for r in receipts)
-        return total == int(str(block.get("gasUsed")), 16)
-    except (TypeError, ValueError):
-        return False
+    used = [hex_quantity(r.get("gasUsed")) for r in receipts]
+    header = hex_quantity(block.get("gasUsed"))
+    return header is not None and None not in used and sum(u or 0 for u in used) == header
 
 
 # -- whole blocks -------------------------------------------------------------------------------
@@ -202,24 +201,33 @@ def _root_facts(
     return None
 
 
+class WholeBlock(NamedTuple):
+    """What `whole_block_gas` learnt of a block, for `whole_block_receipts`."""
+
+    style: TraceStyle
+    roots: list[tuple[dict[str, Any], str]]  # each transaction's root frame and its type
+    gas: list[int]  # each transaction's gasUsed
+
+
 def whole_block_gas(
     block: dict[str, Any], style: TraceStyle, traces: list[Any]
-) -> list[int] | None:
+) -> WholeBlock | None:
     """Each transaction's gasUsed when the traces tell all of them and they add up to the
     header's (module doc), else None (the block's receipts are then needed)."""
     txs: Sequence[dict[str, Any]] = block.get("transactions") or ()
-    header = _quantity(block.get("gasUsed"))
+    header = hex_quantity(block.get("gasUsed"))
     roots = _root_facts(txs, style, traces)
     if not txs or header is None or roots is None:
         return None
     if style is TraceStyle.GETH:
-        told = [_quantity(frame.get("gasUsed")) for frame, _ in roots]
+        told = [hex_quantity(frame.get("gasUsed")) for frame, _ in roots]
         exact = [g for g in told if g is not None]
-        return exact if len(exact) == len(txs) and sum(exact) == header else None
+        ok = len(exact) == len(txs) and sum(exact) == header
+        return WholeBlock(style, roots, exact) if ok else None
     bare: list[int] = []
     floored: list[int] = []
     for tx, (root, _) in zip(txs, roots, strict=True):
-        used = _quantity((root.get("result") or {}).get("gasUsed"))
+        used = hex_quantity((root.get("result") or {}).get("gasUsed"))
         if used is None:
             return None  # a frame without a result (some nodes give none when it failed)
         if used == 0 and tx.get("input") in ("0x", "") and tx.get("type") in _PLAIN_TYPES:
@@ -233,30 +241,23 @@ def whole_block_gas(
         bare.append(gas)
         floored.append(max(gas, floor))
     if sum(bare) == header:
-        return bare
+        return WholeBlock(style, roots, bare)
     if sum(floored) == header:
-        return floored
+        return WholeBlock(style, roots, floored)
     return None
 
 
 def whole_block_receipts(
-    block: dict[str, Any],
-    style: TraceStyle,
-    traces: list[Any],
-    gas: list[int],
-    logs: Sequence[dict[str, Any]],
+    block: dict[str, Any], whole: WholeBlock, logs: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]] | None:
-    """The block's receipts from its traces, `gas` (`whole_block_gas`) and its logs (as
-    `eth_getLogs` gives them), in the node's shape; None when the logs do not fit the block
-    (one naming another transaction, or a failed one, or logs whose bloom is not the header's:
-    a node that left one out)."""
+    """The block's receipts from what `whole_block_gas` learnt and its logs (as `eth_getLogs`
+    gives them), in the node's shape; None when the logs do not fit the block (one naming
+    another transaction, or a failed one, or logs whose bloom is not the header's: a node that
+    left one out)."""
     txs: Sequence[dict[str, Any]] = block.get("transactions") or ()
-    roots = _root_facts(txs, style, traces)
-    if roots is None:
-        return None
     by_tx: list[list[dict[str, Any]]] = [[] for _ in txs]
     for lg in logs:
-        pos = _quantity(lg.get("transactionIndex"))
+        pos = hex_quantity(lg.get("transactionIndex"))
         if (
             pos is None
             or pos >= len(txs)
@@ -267,12 +268,12 @@ def whole_block_receipts(
             return None
         by_tx[pos].append(lg)
     try:
-        if logs_bloom(logs) != _quantity(block.get("logsBloom")):
+        if logs_bloom(logs) != hex_quantity(block.get("logsBloom")):
             return None  # a log missing (or one too many) the header's bloom can see
     except ValueError:  # an address or topic that is not hex
         return None
     out = []
-    for tx, (root, kind), used, tx_logs in zip(txs, roots, gas, by_tx, strict=True):
+    for tx, (root, kind), used, tx_logs in zip(txs, whole.roots, whole.gas, by_tx, strict=True):
         failed = bool(root.get("error"))
         if failed and tx_logs:
             return None
@@ -280,7 +281,7 @@ def whole_block_receipts(
         if tx.get("to") is None:
             created = (
                 root.get("to")
-                if style is TraceStyle.GETH
+                if whole.style is TraceStyle.GETH
                 else ((root.get("result") or {}).get("address"))
             )
             if created is None or kind not in _CREATE_TYPES:
