@@ -96,7 +96,12 @@ class PreparedBatch:
 
 
 def is_listed_call(call: InternalCall) -> bool:
-    """The Data API's internal-transaction rule: non-zero-value CALL/CALLCODE, or any CREATE."""
+    """The Data API's internal-transaction rule: a frame below the root (the root is the
+    transaction itself) that is a non-zero-value CALL/CALLCODE, or any CREATE. Only these get
+    participant rows: the root frames of value transfers were a third of that table's rows, all
+    filtered out of every answer."""
+    if call.depth == 0:
+        return False
     op = call.call_type.upper()
     return (op in _CALL_OPS and call.value != 0) or op in CREATE_OPS
 

@@ -1,8 +1,9 @@
 """Internal transactions of an address: the listed frames below the root, newest first.
 
 Stage: store. internal_call_participants holds only the frames the Data API lists
-(non-zero-value CALL/CALLCODE, any CREATE*); the root frame (depth 0) is the transaction
-itself, so it is filtered out here. Positions are (block_number, tx_index, trace_index).
+(non-zero-value CALL/CALLCODE, any CREATE*, below the root: the root frame is the transaction
+itself). Stores written before the writer left root frames out still hold theirs, so the
+depth filter stays. Positions are (block_number, tx_index, trace_index).
 """
 
 from __future__ import annotations
