@@ -15,7 +15,13 @@ import pytest
 from avadata.records import TraceStyle
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
-from avadata.sources.receipts import implied_positions, logs_bloom, whole_block_gas
+from avadata.sources.receipts import (
+    GasSearch,
+    WholeBlock,
+    block_gas,
+    implied_positions,
+    logs_bloom,
+)
 from tests.support.fault_proxy import FaultProxy
 from tests.support.node import Node
 
@@ -99,7 +105,9 @@ def test_geth_traces_imply_the_same_receipts(devnet_chain) -> None:
 
 def test_a_block_whose_gas_does_not_add_up_gets_every_receipt_fetched(devnet_chain) -> None:
     numbers = list(range(devnet_chain.head + 1))
-    raws, source = _fetch(devnet_chain.rpc_url, numbers, extra_gas=1)
+    # Headers claiming more gas than every bound together: no block is whole or searched, each
+    # plain transfer implied is then found out by the sum.
+    raws, source = _fetch(devnet_chain.rpc_url, numbers, extra_gas=10**9)
     assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
         devnet_chain.rpc_url, numbers
     )
@@ -121,7 +129,11 @@ def test_a_node_without_block_receipts_is_asked_per_transaction(devnet_chain, im
     assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
         devnet_chain.rpc_url, numbers
     )
-    assert source._block_receipts is False
+    # Without implying, every block's receipts were wanted whole; implying, the devnet's
+    # blocks are all whole, searched or asked per transaction, so the method may never come up.
+    assert source._block_receipts is not True
+    if not imply:
+        assert source._block_receipts is False
     assert (source.implied_receipts > 0) is imply
 
 
@@ -177,7 +189,9 @@ def test_whole_blocks_are_implied_with_parity_traces_when_no_gas_was_refunded(
     numbers = list(range(devnet_chain.head + 1))
     raws, source = _fetch(devnet_chain.rpc_url, numbers)
     whole = [
-        raw for raw in raws if whole_block_gas(raw.block, raw.trace_style, raw.traces) is not None
+        raw
+        for raw in raws
+        if isinstance(block_gas(raw.block, raw.trace_style, raw.traces), WholeBlock)
     ]
     # Some blocks add up (no refunds), others do not (an ERC-20 balance emptied refunds gas).
     assert 0 < len(whole) < len(raws)
@@ -192,6 +206,52 @@ def test_whole_blocks_are_implied_with_parity_traces_when_no_gas_was_refunded(
     # More implied than the plain transfers alone: the whole blocks' contract calls too.
     plain = sum(len(implied_positions(r.block, r.trace_style, r.traces)) for r in raws)
     assert source.implied_receipts > plain
+
+
+def test_refunded_gas_is_found_with_few_receipts(devnet_chain) -> None:
+    numbers = list(range(devnet_chain.head + 1))
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0) as proxy:
+        raws, source = _fetch(proxy.url, numbers)
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
+        devnet_chain.rpc_url, numbers
+    )
+    searched = [
+        raw
+        for raw in raws
+        if isinstance(block_gas(raw.block, raw.trace_style, raw.traces), GasSearch)
+    ]
+    assert searched  # blocks with refunds (an ERC-20 balance emptied, an approval cleared)
+    code_calls = sum(tx["input"] != "0x" for raw in searched for tx in raw.block["transactions"])
+    asked = sum(n for (m, _), n in proxy.forwarded.items() if m == "eth_getTransactionReceipt")
+    # Fetching each contract call's receipt, as before the search, asked code_calls.
+    assert 0 < asked < code_calls / 2
+    assert source.receipt_refetches == 0
+    wholly = {p.strip('"') for (m, p) in proxy.forwarded if m == "eth_getBlockReceipts"}
+    assert not wholly & {raw.block["number"] for raw in searched}
+
+
+class _NoCumulativeGas(JsonRpcClient):
+    """A node whose single receipts lack cumulativeGasUsed (what decode reads is there)."""
+
+    async def batch(self, calls: list[Call]) -> list[RpcResult]:  # type: ignore[override]
+        results = await super().batch(calls)
+        for (method, _), r in zip(calls, results, strict=True):
+            if method == "eth_getTransactionReceipt" and r.result:
+                del r.result["cumulativeGasUsed"]
+        return results
+
+
+def test_a_search_the_node_cannot_serve_gets_the_receipts_fetched(devnet_chain) -> None:
+    numbers = list(range(devnet_chain.head + 1))
+
+    async def run() -> list[Any]:
+        async with _NoCumulativeGas(devnet_chain.rpc_url) as client:
+            return await EvmSource(client).fetch_range(0, devnet_chain.head + 1)
+
+    raws = asyncio.run(run())
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == _node_receipts(
+        devnet_chain.rpc_url, numbers
+    )
 
 
 def test_logs_bloom_is_the_headers(devnet_chain) -> None:

@@ -28,11 +28,12 @@ from avadata.errors import RpcError, SourceError
 from avadata.records import RawBlock, TraceStyle
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
 from avadata.sources.receipts import (
+    GasSearch,
+    block_gas,
     gas_adds_up,
     hex_quantity,
     implied_positions,
     implied_receipt,
-    whole_block_gas,
     whole_block_receipts,
 )
 
@@ -94,12 +95,16 @@ class EvmSource:
             numbers[i : i + self.blocks_per_batch]
             for i in range(0, len(numbers), self.blocks_per_batch)
         ]
-        parts = await asyncio.gather(*(self._fetch_group(g) for g in groups))
-        return [raw for part in parts for raw in part]
+        parts = await asyncio.gather(*(self._blocks_and_traces(g) for g in groups))
+        # Receipts follow, for the whole range at once: which ones are needed depends on both
+        # (receipts.py), and a gas search takes several rounds, each one request per range.
+        return await self._with_receipts(
+            [b for blocks, _ in parts for b in blocks], [t for _, traces in parts for t in traces]
+        )
 
-    async def _fetch_group(self, numbers: list[int]) -> list[RawBlock]:
-        # Blocks and traces go out at once; receipts follow, since which ones are needed
-        # depends on both (receipts.py).
+    async def _blocks_and_traces(
+        self, numbers: list[int]
+    ) -> tuple[list[dict[str, Any]], list[tuple[TraceStyle, list[Any]]]]:
         blocks_results, traces = await asyncio.gather(
             self.client.batch([("eth_getBlockByNumber", [_hex(n), True]) for n in numbers]),
             self._traces_for(numbers),
@@ -114,26 +119,33 @@ class EvmSource:
             # Before any receipt is asked: the receipts to ask depend on the traces.
             if style is TraceStyle.GETH and len(tr) != len(b["transactions"]):
                 raise SourceError(f"block {b['number']}: trace count differs from transactions")
+        return blocks, traces
+
+    async def _with_receipts(
+        self, blocks: list[dict[str, Any]], traces: list[tuple[TraceStyle, list[Any]]]
+    ) -> list[RawBlock]:
         gas = [
-            whole_block_gas(b, style, tr) if self.imply_receipts and self._logs_ok else None
+            block_gas(b, style, tr) if self.imply_receipts and self._logs_ok else None
             for b, (style, tr) in zip(blocks, traces, strict=True)
         ]
         whole = [i for i, g in enumerate(gas) if g is not None]
         rest = [i for i, g in enumerate(gas) if g is None]
-        logs, fetched = await asyncio.gather(
+        logs, fetched, _ = await asyncio.gather(
             self._block_logs([blocks[i] for i in whole]),
             self._receipts([blocks[i] for i in rest], [traces[i] for i in rest]),
+            self._search_gas([g for g in gas if isinstance(g, GasSearch)]),
         )
         receipts: list[list[dict[str, Any]] | None] = [None] * len(blocks)
         for i, rc in zip(rest, fetched, strict=True):
             receipts[i] = rc
         for i in whole:
             got = None
-            w = gas[i]
+            g = gas[i]
+            w = g.result() if isinstance(g, GasSearch) else g
             if logs is not None and w is not None:
                 got = whole_block_receipts(blocks[i], w, logs.get(int(blocks[i]["number"], 16), []))
             if got is not None:
-                self.implied_receipts += len(got)
+                self.implied_receipts += len(got) - (g.probed if isinstance(g, GasSearch) else 0)
             receipts[i] = got
         # Whole blocks whose logs did not fit (or could not be had): their receipts after all.
         missing = [i for i, rc in enumerate(receipts) if rc is None]
@@ -145,6 +157,19 @@ class EvmSource:
             RawBlock(block=b, receipts=rc or [], trace_style=style, traces=tr)
             for b, rc, (style, tr) in zip(blocks, receipts, traces, strict=True)
         ]
+
+    async def _search_gas(self, searches: list[GasSearch]) -> None:
+        """Run the blocks' gas searches (receipts.GasSearch): each round asks, in one batch,
+        the receipts every unfinished search needs next."""
+        while True:
+            asks = [(s, p) for s in searches for p in s.next_probes()]
+            if not asks:
+                return
+            results = await self.client.batch(
+                [("eth_getTransactionReceipt", [s.hash_at(p)]) for s, p in asks]
+            )
+            for (s, p), r in zip(asks, results, strict=True):
+                s.learn(p, r.result if r.error is None else None)
 
     async def _block_logs(self, blocks: list[dict[str, Any]]) -> dict[int, list[Any]] | None:
         """The logs of `blocks` by block number: one eth_getLogs
