@@ -77,7 +77,8 @@ def test_follow_indexes_new_blocks_as_they_come(anvil, engine_factory) -> None:
             await asyncio.sleep(0.3)
         head = node.head()
         for _ in range(100):
-            cur = cursors.get_cursor(engine, CHAIN)
+            # Off the loop: a writer engine waits for the indexer's open transaction.
+            cur = await asyncio.to_thread(cursors.get_cursor, engine, CHAIN)
             if cur is not None and cur.block_number >= head:
                 break
             await asyncio.sleep(0.1)
@@ -122,7 +123,8 @@ def test_a_node_down_past_the_retries_does_not_end_the_follower(
 
     async def caught_up(head: int) -> None:
         for _ in range(300):
-            cur = cursors.get_cursor(engine, CHAIN)
+            # Off the loop: a writer engine waits for the indexer's open transaction.
+            cur = await asyncio.to_thread(cursors.get_cursor, engine, CHAIN)
             if cur is not None and cur.block_number >= head:
                 return
             await asyncio.sleep(0.1)

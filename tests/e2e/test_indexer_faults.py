@@ -123,6 +123,10 @@ def test_kill_nine_at_random_points_loses_and_duplicates_nothing(
         "--once",
         "--chunk-blocks",
         "1",
+        # A few blocks per commit, each transaction holding several writes: kills land inside
+        # one, and each run still commits a little before its kill.
+        "--commit-seconds",
+        "0.3",
     ]
     env = {**os.environ, "COLUMNS": "120"}
     kills = 0

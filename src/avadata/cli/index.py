@@ -68,6 +68,15 @@ def index(
     poll: Annotated[
         float, typer.Option(min=0.1, help="seconds between head polls when following")
     ] = 2.0,
+    commit_seconds: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=3600.0,
+            help="seconds of EVM writes per commit at most (fewer commits write less; a crash "
+            "re-fetches what was not committed; 0: commit every write)",
+        ),
+    ] = 2.0,
 ) -> None:
     if rpc:
         from avadata.indexer import warm
@@ -124,6 +133,7 @@ def index(
         poll_seconds=poll,
         chunk_blocks=chunk_blocks,
         native_balances=NativeBalanceMode(native_balances),
+        commit_seconds=commit_seconds,
     )
     with Progress(
         TextColumn("[bold]chain {task.fields[chain]}"),

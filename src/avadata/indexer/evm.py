@@ -32,6 +32,9 @@ class EvmSink(Protocol):
 
     def write(self, batches: Sequence[PreparedBatch]) -> None: ...
 
+    def flush(self) -> None:
+        """Make everything written durable (a sink may hold writes back to commit fewer times)."""
+
     def mark_chain(self, chain_id: int, rpc_url: str, has_traces: bool | None) -> None: ...
 
 
@@ -71,12 +74,10 @@ class IndexerOptions:
     """The write loop's options (chunking and fetching are the feed's: pipeline.FeedConfig)."""
 
     start_block: int = 0
-    # Most chunks written per transaction: those already waiting when the writer is free, up
-    # to this many (a feed that has only one ready gives one). Each commit writes every page
-    # its rows dirtied, and a chunk dirties pages all over the hash and address indexes: on
-    # the bench chain commits cost 1.33 CPU-s with 2 chunks per transaction, 0.93 with 4,
-    # 0.67 with 8. Each chunk held adds about 15 MB to the writer's peak on 50-tx blocks: 4
-    # keeps both processes together under 500 MB.
+    # Most chunks handed to the sink at once: those already waiting when the writer is free,
+    # up to this many (a feed that has only one ready gives one). Each chunk held adds about
+    # 15 MB to the writer's peak on 50-tx blocks: 4 keeps both processes together under
+    # 500 MB. (How often the sink commits is its own: sink.StoreSink.)
     group_chunks: int = 4
 
 
@@ -141,6 +142,9 @@ class EvmIndexer:
                 await asyncio.to_thread(self.sink.write, group)
             for batch in group:
                 self.progress.update(batch)
+        # The range is in the store when this returns (follow mode waits here for new blocks).
+        async with self._write_lock:
+            await asyncio.to_thread(self.sink.flush)
         return stop + 1
 
     async def backfill(self) -> int:

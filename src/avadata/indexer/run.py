@@ -34,6 +34,8 @@ class RunOptions:
     # How long a node may fail before a request gives up (None: the client's default, ~20 s);
     # a follower then waits and tries again, a backfill (`once`) stops.
     retry: RetryPolicy | None = None
+    # Longest a write transaction stays open (sink.StoreSink: fewer commits write less).
+    commit_seconds: float = 2.0
 
 
 async def index_chains(
@@ -54,7 +56,7 @@ async def index_chains(
         from avadata.indexer.appliers import default_appliers
 
         appliers = default_appliers()
-    sink = StoreSink(engine, appliers)
+    sink = StoreSink(engine, appliers, commit_seconds=options.commit_seconds)
     clients = [
         JsonRpcClient(
             url, timeout=options.timeout, max_in_flight=options.max_in_flight, retry=options.retry
@@ -100,11 +102,30 @@ async def index_chains(
             indexers.append(indexer)
             if on_start is not None:
                 on_start(chain_id, url, indexer.progress)
-        if options.once:
-            await asyncio.gather(*(i.backfill() for i in indexers))
-        else:
-            await asyncio.gather(*(i.follow(options.poll_seconds, stop_event) for i in indexers))
+        timer = asyncio.create_task(_flush_stalled(sink, write_lock))
+        try:
+            if options.once:
+                await asyncio.gather(*(i.backfill() for i in indexers))
+            else:
+                await asyncio.gather(
+                    *(i.follow(options.poll_seconds, stop_event) for i in indexers)
+                )
+        finally:
+            timer.cancel()
+            # What was written is whole batches with their cursors: keep it whatever ended
+            # the run (a reorg on one chain, a node gone on another).
+            async with write_lock:
+                await asyncio.to_thread(sink.flush)
         return {i.chain_id: i.progress for i in indexers}
     finally:
         await asyncio.gather(*(f.aclose() for f in feeds))
         await asyncio.gather(*(c.aclose() for c in clients))
+
+
+async def _flush_stalled(sink: StoreSink, write_lock: asyncio.Lock) -> None:
+    """Commit a transaction the sink has held open for `commit_seconds` (a feed waiting on a
+    slow node): the store's other writers wait on it meanwhile."""
+    while True:
+        await asyncio.sleep(sink.commit_seconds)
+        async with write_lock:
+            await asyncio.to_thread(sink.flush_if_older, sink.commit_seconds)

@@ -78,23 +78,6 @@ def bound(step: Callable[[Connection, Any], None], value: Any) -> Callable[[Conn
     return lambda conn: step(conn, value)
 
 
-def write_prepared(
-    engine: Engine,
-    batches: Sequence[PreparedBatch],
-    *,
-    source: str = EVM_SOURCE,
-    after: Callable[[PreparedBatch], Sequence[Callable[[Connection], None]]] | None = None,
-) -> None:
-    """Write consecutive prepared batches of one chain in ONE transaction (rows, derived data,
-    `after(batch)` steps and the cursor of each, in order): a writer that fell behind catches
-    up with one commit instead of one per batch, and a crash still loses whole batches only."""
-    with engine.begin() as conn:
-        for batch in batches:
-            write_prepared_in(
-                conn, batch, source=source, after=after(batch) if after is not None else ()
-            )
-
-
 def write_prepared_in(
     conn: Connection,
     batch: PreparedBatch,
