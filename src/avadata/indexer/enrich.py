@@ -21,7 +21,7 @@ def new_tokens(batch: EvmBatch, known: set[str]) -> dict[str, TokenStandard]:
     return found
 
 
-def touched(batch: EvmBatch) -> list[tuple[str, int]]:
+def touched(batch: EvmBatch) -> set[tuple[str, int]]:
     """(address, block) pairs whose native balance may have changed in that block."""
     pairs: set[tuple[str, int]] = set()
     for b in batch.blocks:
@@ -38,7 +38,7 @@ def touched(batch: EvmBatch) -> list[tuple[str, int]]:
             pairs.add((c.from_address, c.block_number))
             if c.to_address:
                 pairs.add((c.to_address, c.block_number))
-    return sorted(pairs, key=lambda p: (p[1], p[0]))
+    return pairs
 
 
 class NativeBalanceMode(StrEnum):
@@ -96,14 +96,16 @@ async def enrich(
             batch.tokens.append(token_info(batch.chain_id, addr, tokens[addr], answers))
     if native_balances is NativeBalanceMode.OFF:
         return
-    pairs = touched(batch)
-    if native_balances is NativeBalanceMode.HEAD and pairs:
+    found = touched(batch)
+    if native_balances is NativeBalanceMode.HEAD and found:
         # Every fact stored is exact ("after block H the balance was X"), H being the head.
         head = await source.head()
-        addresses = sorted({a for a, _ in pairs})
+        addresses = sorted({a for a, _ in found})
         if asked is not None:
             addresses = asked.new(head, addresses)
         pairs = [(address, head) for address in addresses]
+    else:
+        pairs = sorted(found)
     if pairs:
         values = await source.balances(pairs)
         batch.native_balances.extend(
