@@ -82,6 +82,8 @@ def _u256_checked(value: int) -> int:
 
 
 def _u256_to_text(value: int | None) -> str | None:
+    if type(value) is int and 0 <= value <= U256_MAX:  # nearly every value: one test, no call
+        return f"{value:078d}"
     return None if value is None else f"{_u256_checked(value):078d}"
 
 
