@@ -40,14 +40,18 @@ def _effective_gas_price(tx: dict[str, Any], receipt: dict[str, Any], base_fee: 
     return quantity(tx.get("gasPrice"))
 
 
-def _logs(chain_id: int, receipt: dict[str, Any], tx_index: int) -> list[Log]:
+def _logs(
+    chain_id: int, number: int, receipt: dict[str, Any], tx_index: int, tx_hash: str
+) -> list[Log]:
+    """The receipt's logs, placed by the block and transaction they came with (the same a
+    log names itself, read once per transaction instead of once per log)."""
     return [
         Log(
             chain_id=chain_id,
-            block_number=quantity(lg["blockNumber"]),
+            block_number=number,
             tx_index=tx_index,
             log_index=quantity(lg["logIndex"]),
-            tx_hash=str(lg["transactionHash"]).lower(),
+            tx_hash=tx_hash,
             address=str(lg["address"]).lower(),
             topics=tuple(str(t).lower() for t in lg.get("topics") or ()),
             data=str(lg.get("data") or "0x").lower(),
@@ -114,7 +118,7 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
                 contract_address=address(rc.get("contractAddress")),
             )
         )
-        batch.logs.extend(_logs(chain_id, rc, tx_index))
+        batch.logs.extend(_logs(chain_id, number, rc, tx_index, tx_hash))
         ctxs.append(TxContext(chain_id, number, block_hash, ts, tx_index, tx_hash, sender))
     batch.blocks.append(
         Block(
