@@ -34,6 +34,12 @@ def tune_for_indexing() -> None:
     _freeze_startup(YOUNG_THRESHOLD, OLDER_THRESHOLD, OLDER_THRESHOLD)
 
 
+def freeze_loaded() -> None:
+    """After `tune_for_indexing`, for modules imported later (a fetch process imports its
+    decoders while its first requests are out): they live as long as the process too."""
+    gc.freeze()
+
+
 def tune_for_serving() -> None:
     """Keep garbage-collection pauses out of request tails: everything loaded so far (modules,
     the app, SQLAlchemy's caches) moves to the permanent generation, so a full collection only

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy import Engine
+
+if TYPE_CHECKING:  # SQLAlchemy is imported on use: every verb's start-up imports this module
+    from sqlalchemy import Engine
 
 HELP = """Manage Data API keys (sent as x-data-api-key or x-glacier-api-key; they raise the
 caller's rate limit). Only a hash is stored: a new key is printed once.

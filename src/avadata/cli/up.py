@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 from typing import Annotated
 
-import httpx
 import typer
 
 HELP = """Run the whole system: a devnet producing traffic, the indexer following it, and the API.
@@ -27,6 +26,8 @@ Example: avadata up --data-dir data --port 8080 --node-port 9650
 def _wait_http(
     url: str, what: str, proc: subprocess.Popen[bytes], timeout: float, json: object = None
 ) -> None:
+    import httpx  # here: every verb's start-up imports this module
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

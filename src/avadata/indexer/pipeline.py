@@ -26,7 +26,7 @@ from avadata.decode.evm import to_batch
 from avadata.errors import AvadataError, SourceError
 from avadata.indexer.enrich import AskedAtHead, NativeBalanceMode, enrich
 from avadata.indexer.prefetch import Prefetch
-from avadata.indexer.warm import Hint, take
+from avadata.indexer.warm import take
 from avadata.records import EvmBatch
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
@@ -244,14 +244,10 @@ def _portable(exc: BaseException) -> BaseException:
         return kind(f"{type(exc).__name__}: {exc}")
 
 
-def serve(jobs: Any, out: Any, hint: Hint | None = None) -> None:
-    """The child's loop (warm.py starts it): its FeedConfig, then jobs in, prepared batches out,
-    until None. With a `hint`, the first chunks are fetched while the config is on its way."""
-    asyncio.run(_serve(jobs, out, hint))
-
-
-async def _serve(jobs: Any, out: Any, hint: Hint | None) -> None:
-    ahead = Prefetch(hint) if hint is not None else None
+async def serve(jobs: Any, out: Any, ahead: Prefetch | None) -> None:
+    """The fetch process's loop (prefetch.run_fetch_process starts it): its FeedConfig, then
+    jobs in, prepared batches out, until None. `ahead`: the first chunks, fetched while the
+    config was on its way."""
     try:
         config: FeedConfig | None = await asyncio.to_thread(jobs.get)
         if config is None:

@@ -1,12 +1,12 @@
 """Fetch processes started ahead of the indexer's own set-up, so their start-up overlaps it.
 
 Indexer stage, and light on purpose: it imports nothing heavy, so `avadata index` can start its
-children first thing. Each child then imports the pipeline (decoders, sources, the store's
-encoders: about half a second) while the parent imports its own modules, migrates the store
+children first thing. Each child imports the node's client, sends the first requests its
+`Hint` suggests (prefetch.py), then imports the pipeline (decoders, the store's encoders: about
+0.3 s more) while the node answers and the parent imports its own modules, migrates the store
 and asks each node its chain ID; the child then waits for its FeedConfig (the first item on
-its job queue), fetching the first chunks its `Hint` suggests meanwhile (prefetch.py), and
-serves jobs as `pipeline.ProcessFeed` describes. Started at first use instead, a child began
-fetching about 0.5 s later (docs/benchmarks.md).
+its job queue) and serves jobs as `pipeline.ProcessFeed` describes. Started at first use
+instead, a child began fetching about 0.5 s later (docs/benchmarks.md).
 
 Invariants: a child dies with its parent (PR_SET_PDEATHSIG), so a started child nobody takes
 ends with the indexer; only the child writes to its result queue.
@@ -92,7 +92,7 @@ def _entry(parent: int, jobs: Any, out: Any, hint: Hint | None) -> None:
     # Ctrl-C reaches the whole process group: the parent decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from avadata.heap import tune_for_indexing
-    from avadata.indexer.pipeline import serve  # the imports the parent's set-up overlaps
+    from avadata.indexer.prefetch import run_fetch_process  # the node's client, no decoders yet
 
     tune_for_indexing()
-    serve(jobs, out, hint)
+    run_fetch_process(jobs, out, hint)
