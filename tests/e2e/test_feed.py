@@ -15,9 +15,7 @@ pytestmark = pytest.mark.e2e
 
 def _groups(url: str, chain_id: int, head: int, pause: float) -> list[list[PreparedBatch]]:
     async def run() -> list[list[PreparedBatch]]:
-        config = FeedConfig(
-            rpc_url=url, chain_id=chain_id, dialect_name="sqlite", prepares=(), chunk_blocks=12
-        )
+        config = FeedConfig(rpc_url=url, chain_id=chain_id, prepares=(), chunk_blocks=12)
         feed = ProcessFeed(config)
         out = []
         try:

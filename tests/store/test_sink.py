@@ -32,7 +32,7 @@ def reader(db_url: str) -> Iterator[Engine]:
 
 
 def _prepared(engine: Engine, first: int, last: int):
-    return prepare(B.rich_batch(CHAIN, first, last), engine.dialect)
+    return prepare(B.rich_batch(CHAIN, first, last))
 
 
 def _committed(reader: Engine) -> int | None:

@@ -30,7 +30,6 @@ from avadata.indexer.warm import take
 from avadata.records import EvmBatch
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
-from avadata.store.dialect import named_dialect
 from avadata.store.prepared import PreparedBatch, prepare
 
 
@@ -38,7 +37,6 @@ from avadata.store.prepared import PreparedBatch, prepare
 class FeedConfig:
     rpc_url: str
     chain_id: int
-    dialect_name: str
     prepares: tuple[Callable[[EvmBatch], Any], ...]
     chunk_blocks: int = 50
     window: int = 3
@@ -53,10 +51,8 @@ def chunks(start: int, stop: int, size: int) -> list[tuple[int, int]]:
     return [(s, min(s + size, stop + 1)) for s in range(start, stop + 1, size)]
 
 
-def _prepare(
-    batch: EvmBatch, dialect_: Any, prepares: tuple[Callable[[EvmBatch], Any], ...]
-) -> PreparedBatch:
-    return prepare(batch, dialect_, [p(batch) for p in prepares])
+def _prepare(batch: EvmBatch, prepares: tuple[Callable[[EvmBatch], Any], ...]) -> PreparedBatch:
+    return prepare(batch, [p(batch) for p in prepares])
 
 
 async def _inline(fn: Callable[..., Any], *args: Any) -> Any:
@@ -81,7 +77,6 @@ async def produce(
     thread lets the loop keep the writer's turn short. Chunks in `ahead` (prefetch.py) are
     taken from there."""
     work = _inline if inline else asyncio.to_thread
-    dialect_ = named_dialect(config.dialect_name)
     asked = AskedAtHead()
 
     async def one(s: int, e: int) -> PreparedBatch:
@@ -94,7 +89,7 @@ async def produce(
         )
         # New tokens are known from here on: later chunks do not ask their metadata again.
         known_tokens.update(t.address for t in batch.tokens)
-        return await work(_prepare, batch, dialect_, config.prepares)
+        return await work(_prepare, batch, config.prepares)
 
     todo = chunks(start, stop, config.chunk_blocks)
     pending: list[asyncio.Task[PreparedBatch]] = []

@@ -73,7 +73,6 @@ async def index_chains(
             config = FeedConfig(
                 rpc_url=url,
                 chain_id=chain_id,
-                dialect_name=sink.dialect_name,
                 prepares=sink.prepares,
                 chunk_blocks=options.chunk_blocks,
                 native_balances=options.native_balances,

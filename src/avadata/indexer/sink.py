@@ -87,10 +87,6 @@ class StoreSink:
         self.commits = 0
 
     @property
-    def dialect_name(self) -> str:
-        return str(self.engine.dialect.name)
-
-    @property
     def prepares(self) -> tuple[Callable[[EvmBatch], Any], ...]:
         return tuple(a.prepare for a in self.appliers)
 

@@ -298,29 +298,11 @@ def _bulk_plan(dialect_: Any, table: Table, columns: tuple[str, ...]) -> _BulkPl
     return (sql,), procs
 
 
-def named_dialect(name: str) -> Any:
-    """A dialect object for `name` ("sqlite" or "postgresql"), without an engine or a
-    connection: what `encode_rows` needs in a process that never opens the database."""
-    return _named_dialect(name)
-
-
-@lru_cache(maxsize=4)
-def _named_dialect(name: str) -> Any:
-    if name == "sqlite":
-        return sqlite.dialect()
-    if name == "postgresql":
-        from sqlalchemy.dialects.postgresql.psycopg import dialect as psycopg_dialect
-
-        return psycopg_dialect()  # type: ignore[no-untyped-call]
-    raise NotImplementedError(f"dialect {name!r}")
-
-
 def encode_rows(
     dialect_: Any, table: Table, columns: tuple[str, ...], rows: Sequence[Sequence[Any]]
 ) -> list[tuple[Any, ...]]:
-    """`rows` with the column types' encoders applied, as `bulk_insert_ignore` would apply
-    them: done ahead of the write (the indexer does it in its fetch process), the rows then go
-    to `bulk_insert_ignore(..., encoded=True)` as they are."""
+    """`rows` as tuples with the column types' encoders applied (none on PostgreSQL, whose
+    COPY takes Python ints, str, bool and None as they are)."""
     _, procs = _bulk_plan(dialect_, table, columns)
     if not rows or all(p is None for p in procs):
         return [tuple(r) for r in rows]
@@ -338,15 +320,12 @@ def bulk_insert_ignore(
     table: Table,
     columns: tuple[str, ...],
     rows: Sequence[Sequence[Any]],
-    *,
-    encoded: bool = False,
 ) -> None:
     """Insert `rows` (tuples in `columns` order), skipping rows whose key already exists.
 
     The batch writer's fast path: it bypasses SQLAlchemy's per-row parameter handling, so the
     values must already be what the columns hold (ints, lower-case str, bool, None); the
-    column types' encoders (U256, I256) are still applied where the driver needs them, unless
-    `encoded` says `encode_rows` did that already.
+    column types' encoders (U256, I256) are still applied where the driver needs them.
     """
     if not rows:
         return
@@ -366,9 +345,7 @@ def bulk_insert_ignore(
         finally:
             cur.close()
         return
-    if not encoded:
-        rows = encode_rows(conn.dialect, table, columns, rows)
-    conn.exec_driver_sql(steps[0], rows if isinstance(rows, list) else list(rows))
+    conn.exec_driver_sql(steps[0], encode_rows(conn.dialect, table, columns, rows))
 
 
 # Keys per latest-before lookup: (1 + key columns) * 500 stays far below SQLite's 32,766 binds.

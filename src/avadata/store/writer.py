@@ -1,6 +1,6 @@
 """Write one decoded EvmBatch: rows, derived data, appliers and the cursor, in ONE transaction.
 
-Stage: store. Receives records (records.py) or batches already turned into encoded rows
+Stage: store. Receives records (records.py) or batches already turned into rows
 (`prepared.py`, which the indexer does in its fetch process), never fetches or decodes anything.
 
 Invariants:
@@ -69,7 +69,7 @@ def write_evm_batch_in(
     appliers: Sequence[Applier] = (),
 ) -> None:
     """`write_evm_batch` inside a transaction the caller owns (it commits or rolls back)."""
-    prepared = prepare(batch, conn.dialect)
+    prepared = prepare(batch)
     write_prepared_in(conn, prepared, source=source, after=[bound(a, batch) for a in appliers])
 
 
@@ -208,9 +208,9 @@ def _write_rows(conn: Connection, batch: PreparedBatch, base_txs: int) -> None:
     for row, tx_count in zip(batch.block_rows, batch.tx_counts, strict=True):
         running += tx_count
         blocks.append((*row[:-1], running))
-    bulk(conn, evm_blocks, R.BLOCK_COLUMNS, blocks, encoded=True)
+    bulk(conn, evm_blocks, R.BLOCK_COLUMNS, blocks)
     for name, columns, rows in batch.tables:
-        bulk(conn, metadata.tables[name], columns, rows, encoded=True)
+        bulk(conn, metadata.tables[name], columns, rows)
 
 
 def _write_tokens(conn: Connection, chain_id: int, infos: Sequence[TokenInfo]) -> None:
