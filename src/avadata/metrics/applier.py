@@ -214,14 +214,22 @@ def _distinct(conn: Connection, scopes: list[str], ch: RollupChanges) -> None:
     rows new there cascade into the aggregates' membership. One counter upsert in all."""
     deltas: Deltas = Counter()
     chain_scope, aggregates = scopes[0], scopes[1:]
+    cascade = bool(aggregates)
     hours = lastseen.novelty(
-        conn, chain_scope, KIND_ACTIVE, Interval.HOUR, ch.active, FIRST_ADDRESS, deltas
+        conn, chain_scope, KIND_ACTIVE, Interval.HOUR, ch.active, FIRST_ADDRESS, deltas, cascade
     )
     hours |= lastseen.novelty(
-        conn, chain_scope, KIND_SENDER, Interval.HOUR, ch.senders, None, deltas
+        conn, chain_scope, KIND_SENDER, Interval.HOUR, ch.senders, None, deltas, cascade
     )
     days = lastseen.novelty(
-        conn, chain_scope, KIND_DEPLOYER, Interval.DAY, ch.deployers, FIRST_DEPLOYER, deltas
+        conn,
+        chain_scope,
+        KIND_DEPLOYER,
+        Interval.DAY,
+        ch.deployers,
+        FIRST_DEPLOYER,
+        deltas,
+        cascade,
     )
     _cascade(conn, aggregates, hours, days, deltas)
     _bump(conn, deltas)

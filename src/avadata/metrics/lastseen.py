@@ -34,12 +34,14 @@ def novelty(
     events: Iterable[tuple[int, str]],
     first_kind: str | None,
     deltas: Any,
+    members: bool = True,
 ) -> set[Member]:
     """Count what is new in `events` ((bucket of `base`, address)) for a chain scope.
 
     Adds +1 to `deltas[(scope, kind, interval code, bucket)]` for every new bucket of every
     interval (hour -> day, week, month; a day base counts days only), and to
-    `deltas[(scope, first_kind, "d", day)]` for first sightings. Returns the new base rows.
+    `deltas[(scope, first_kind, "d", day)]` for first sightings. Returns the new base rows
+    when `members` (the aggregates' cascade needs them), else an empty set.
     """
     by_address: dict[str, list[int]] = {}
     for b, a in events:
@@ -62,28 +64,43 @@ def novelty(
     base_code = base.code
     new: set[Member] = set()
     rows: list[tuple[str, str, str, int]] = []
+    # New buckets counted per interval under plain int keys, folded into `deltas` at the end:
+    # ~250k events per 2,050-block backfill, and the 4-tuple keys of `deltas` cost more to
+    # build and hash than the counting itself.
+    bases: dict[int, int] = {}
+    days: dict[int, int] = {}
+    weeks: dict[int, int] = {}
+    months: dict[int, int] = {}
+    firsts: dict[int, int] = {}
     for a, seen in by_address.items():
         last = stored.get(a)
         if last is None and first_kind is not None:
-            deltas[(scope, first_kind, Interval.DAY.code, start(min(seen), Interval.DAY))] += 1
-        for b in sorted(set(seen)):
+            day = start(min(seen), Interval.DAY)
+            firsts[day] = firsts.get(day, 0) + 1
+        for b in sorted(set(seen)) if len(seen) > 1 else seen:
             if last is not None and b <= last:
                 continue
-            new.add((kind, base_code, b, a))
-            deltas[(scope, kind, base_code, b)] += 1
+            if members:
+                new.add((kind, base_code, b, a))
+            bases[b] = bases.get(b, 0) + 1
             if hourly:
                 # A bucket is new iff it starts after the last active hour. A day that is not
                 # new means its week and month are not new either.
                 day = b - b % DAY
                 if last is None or day > last:
-                    deltas[(scope, kind, "d", day)] += 1
+                    days[day] = days.get(day, 0) + 1
                     week, month = week_of_day(day), month_of_day(day)
                     if last is None or week > last:
-                        deltas[(scope, kind, "w", week)] += 1
+                        weeks[week] = weeks.get(week, 0) + 1
                     if last is None or month > last:
-                        deltas[(scope, kind, "m", month)] += 1
+                        months[month] = months.get(month, 0) + 1
             last = b
         if last is not None and last != stored.get(a):
             rows.append((scope, kind, a, last))
+    for code, counts in ((base_code, bases), ("d", days), ("w", weeks), ("m", months)):
+        for bucket, n in counts.items():
+            deltas[(scope, kind, code, bucket)] += n
+    for day, n in firsts.items():
+        deltas[(scope, first_kind, Interval.DAY.code, day)] += n
     upsert_max(conn, table, ("scope", "kind", "address"), "last_bucket", rows)
     return new
