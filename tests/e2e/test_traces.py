@@ -62,11 +62,42 @@ def test_geth_and_parity_traces_give_the_same_frames(devnet_chain) -> None:
             for b, r, t in zip(blocks, receipts, parity, strict=True)
         ],
     )
-    assert len(a.internal_calls) > len(a.transactions)  # nested frames exist
+    assert any(c.depth > 1 for c in a.internal_calls)  # nested frames exist
     assert _frames(a) == _frames(b)
     assert a.contracts == b.contracts
     assert any(c.call_type == "CREATE2" for c in a.internal_calls)
     assert any(c.reverted and c.depth > 0 for c in a.internal_calls)
+
+
+def test_every_frame_is_kept_but_a_plain_transfers_only_one(devnet_chain) -> None:
+    """The node's own traces and receipts say which transactions moved value to an address
+    that ran no code (one frame, 21,000 gas): those keep no frame, every other keeps all."""
+    node = Node(devnet_chain.rpc_url)
+    numbers = list(range(1, devnet_chain.head + 1))
+    blocks = node.batch([("eth_getBlockByNumber", [hex(n), True]) for n in numbers])
+    receipts = node.batch([("eth_getBlockReceipts", [hex(n)]) for n in numbers])
+    parity = node.batch([("trace_block", [hex(n)]) for n in numbers])
+    batch = to_batch(
+        devnet_chain.chain_id,
+        [
+            RawBlock(b, r, TraceStyle.PARITY, t)
+            for b, r, t in zip(blocks, receipts, parity, strict=True)
+        ],
+    )
+    kept: dict[tuple[int, int], int] = {}
+    for c in batch.internal_calls:
+        kept[(c.block_number, c.tx_index)] = kept.get((c.block_number, c.tx_index), 0) + 1
+    plain = 0
+    for n, rs, traces in zip(numbers, receipts, parity, strict=True):
+        for r in rs:
+            i = int(r["transactionIndex"], 16)
+            frames = [t for t in traces if t.get("transactionPosition") == i]
+            if r["gasUsed"] == hex(21_000) and r["status"] == "0x1" and len(frames) == 1:
+                plain += 1
+                assert (n, i) not in kept
+            else:
+                assert kept.get((n, i)) == len(frames), (n, i)
+    assert 0 < plain < sum(len(rs) for rs in receipts)
 
 
 def test_a_node_without_tracers_marks_the_chain(devnet_chain, engine_factory) -> None:

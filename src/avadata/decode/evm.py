@@ -11,12 +11,15 @@ from typing import Any
 from avadata.decode.hexjson import address, optional_quantity, quantity
 from avadata.decode.methods import classify
 from avadata.decode.traces import (
+    PLAIN_GAS,
     TxContext,
     creations,
     geth_calls,
     geth_root,
     parity_by_tx,
     parity_calls,
+    plain_transfer,
+    single_frame,
 )
 from avadata.decode.transfers import decode_transfers
 from avadata.records import (
@@ -60,16 +63,29 @@ def _logs(
     ]
 
 
-def _trace_calls(raw: RawBlock, ctxs: list[TxContext]) -> list[list[InternalCall]]:
-    if raw.trace_style is TraceStyle.GETH:
+def _trace_calls(
+    raw: RawBlock, ctxs: list[TxContext], bare: list[bool]
+) -> list[list[InternalCall]]:
+    """Each transaction's frames, but none for a bare transfer whose trace is its one frame:
+    that frame repeats the transaction (from, to, value; no code ran, no call, no error) and
+    nothing reads it; 45,000 of the bench chain's 128,000 frames (docs/store.md)."""
+    style = raw.trace_style
+    if style is TraceStyle.GETH:
         out = []
-        for ctx, item in zip(ctxs, raw.traces, strict=True):
+        for ctx, item, skip in zip(ctxs, raw.traces, bare, strict=True):
             frame = geth_root(item)
-            out.append(geth_calls(ctx, frame) if frame is not None else [])
+            if frame is None or (skip and single_frame(style, frame)):
+                out.append([])
+            else:
+                out.append(geth_calls(ctx, frame))
         return out
-    if raw.trace_style is TraceStyle.PARITY:
+    if style is TraceStyle.PARITY:
         per_tx = parity_by_tx(raw.traces)
-        return [parity_calls(ctx, per_tx.get(ctx.tx_index, [])) for ctx in ctxs]
+        out = []
+        for ctx, skip in zip(ctxs, bare, strict=True):
+            frames = per_tx.get(ctx.tx_index, [])
+            out.append([] if skip and single_frame(style, frames) else parity_calls(ctx, frames))
+        return out
     return [[] for _ in ctxs]
 
 
@@ -86,11 +102,16 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
         raise ValueError(f"block {number}: {len(txs)} transactions but {len(receipts)} receipts")
     fees = 0
     ctxs: list[TxContext] = []
+    # Transfers that ran no code: plain, and charged the transfer's gas alone (geth's and
+    # parity's traces report gas differently; the receipt does not).
+    bare: list[bool] = []
     for tx, rc in zip(txs, receipts, strict=True):
         tx_index = quantity(tx["transactionIndex"])
         to = address(tx.get("to"))
         price = _effective_gas_price(tx, rc, base_fee)
         gas_used = quantity(rc.get("gasUsed"))
+        success = quantity(rc.get("status"), 1) == 1
+        bare.append(success and gas_used == PLAIN_GAS and plain_transfer(tx))
         fees += price * gas_used
         call_type, method_hash, method_name = classify(to, str(tx.get("input") or "0x"))
         tx_hash = str(tx["hash"]).lower()
@@ -111,7 +132,7 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
                 gas_used=gas_used,
                 nonce=quantity(tx.get("nonce")),
                 tx_type=quantity(tx.get("type")),
-                success=quantity(rc.get("status"), 1) == 1,
+                success=success,
                 call_type=call_type,
                 method_hash=method_hash,
                 method_name=method_name,
@@ -135,7 +156,7 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
             fees_spent=fees,
         )
     )
-    for ctx, calls in zip(ctxs, _trace_calls(raw, ctxs), strict=True):
+    for ctx, calls in zip(ctxs, _trace_calls(raw, ctxs, bare), strict=True):
         batch.internal_calls.extend(calls)
         batch.contracts.extend(creations(ctx, calls))
     if raw.trace_style is TraceStyle.NONE:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from avadata.decode.hexjson import quantity
-from avadata.records import CREATE_OPS, ContractCreation, InternalCall
+from avadata.records import CREATE_OPS, ContractCreation, InternalCall, TraceStyle
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,34 @@ class TxContext:
     tx_index: int
     tx_hash: str
     tx_from: str
+
+
+# A transfer's gas: intrinsic only (no calldata, no code run, nothing to refund).
+PLAIN_GAS = 21_000
+# Types whose intrinsic gas is 21,000 for a bare transfer (legacy, access list, dynamic fee).
+PLAIN_TYPES = frozenset({None, "0x0", "0x1", "0x2"})
+
+
+def plain_transfer(tx: dict[str, Any]) -> bool:
+    """A transaction that can only move value: to an address, no calldata, no access list.
+    (Whether code ran at the address is for its trace or receipt to say.)"""
+    return (
+        tx.get("to") is not None
+        and tx.get("input") in ("0x", "", None)
+        and tx.get("type") in PLAIN_TYPES
+        and not tx.get("accessList")
+    )
+
+
+def single_frame(style: TraceStyle, trace: Any) -> bool:
+    """A transaction's trace (geth: its root item; parity: its frames) is one frame that
+    neither failed nor called anything."""
+    if style is TraceStyle.GETH:
+        frame = geth_root(trace)
+        return frame is not None and not frame.get("calls") and not frame.get("error")
+    if style is TraceStyle.PARITY:
+        return len(trace) == 1 and not trace[0].get("error") and not trace[0].get("subtraces")
+    return False
 
 
 def _addr(v: Any) -> str | None:

@@ -38,49 +38,37 @@ from typing import Any, NamedTuple
 
 from eth_hash.auto import keccak
 
-from avadata.decode.traces import geth_root, parity_by_tx
+from avadata.decode.traces import (
+    PLAIN_GAS,
+    PLAIN_TYPES,
+    geth_root,
+    parity_by_tx,
+    plain_transfer,
+    single_frame,
+)
 from avadata.records import TraceStyle
 
-PLAIN_GAS = 21_000
-_PLAIN_TYPES = frozenset({None, "0x0", "0x1", "0x2"})
 # Types whose intrinsic gas is modelled below (legacy, access list, dynamic fee, blob); EIP-7702
 # authorizations (0x4) refund per authority in ways a trace does not show.
 _MODELLED_TYPES = frozenset({None, "0x0", "0x1", "0x2", "0x3"})
 _CREATE_TYPES = frozenset({"CREATE", "CREATE2"})
 
 
-def _plain_tx(tx: dict[str, Any]) -> bool:
-    return (
-        tx.get("to") is not None
-        and tx.get("input") in ("0x", "", None)
-        and tx.get("type") in _PLAIN_TYPES
-        and not tx.get("accessList")
-    )
-
-
 def _parity_ran_no_code(frames: Sequence[dict[str, Any]]) -> bool:
-    if len(frames) != 1:
-        return False
-    f = frames[0]
-    result = f.get("result") or {}
     return (
-        f.get("type") == "call"
-        and not f.get("error")
-        and not f.get("subtraces")
-        and result.get("gasUsed") in ("0x0", 0)
+        single_frame(TraceStyle.PARITY, frames)
+        and frames[0].get("type") == "call"
+        and (frames[0].get("result") or {}).get("gasUsed") in ("0x0", 0)
     )
 
 
 def _geth_ran_no_code(item: Any) -> bool:
     frame = geth_root(item)
-    if frame is None:
-        return False
-    used = hex_quantity(frame.get("gasUsed"))
     return (
-        str(frame.get("type", "")).upper() == "CALL"
-        and not frame.get("error")
-        and not frame.get("calls")
-        and used == PLAIN_GAS
+        frame is not None
+        and single_frame(TraceStyle.GETH, frame)
+        and str(frame.get("type", "")).upper() == "CALL"
+        and hex_quantity(frame.get("gasUsed")) == PLAIN_GAS
     )
 
 
@@ -100,13 +88,15 @@ def implied_positions(block: dict[str, Any], style: TraceStyle, traces: list[Any
     if style is TraceStyle.GETH:
         if len(traces) != len(txs):
             return set()
-        return {i for i, tx in enumerate(txs) if _plain_tx(tx) and _geth_ran_no_code(traces[i])}
+        return {
+            i for i, tx in enumerate(txs) if plain_transfer(tx) and _geth_ran_no_code(traces[i])
+        }
     if style is TraceStyle.PARITY:
         per_tx = parity_by_tx(traces)
         return {
             i
             for i, tx in enumerate(txs)
-            if _plain_tx(tx) and _parity_ran_no_code(per_tx.get(i, ()))
+            if plain_transfer(tx) and _parity_ran_no_code(per_tx.get(i, ()))
         }
     return set()
 
@@ -234,7 +224,7 @@ def block_gas(
         used = hex_quantity((root.get("result") or {}).get("gasUsed"))
         if used is None:
             return None  # a frame without a result (some nodes give none when it failed)
-        if used == 0 and tx.get("input") in ("0x", "") and tx.get("type") in _PLAIN_TYPES:
+        if used == 0 and tx.get("input") in ("0x", "") and tx.get("type") in PLAIN_TYPES:
             # A transfer: no calldata to count, no code run, nothing to refund.
             gas = floor = PLAIN_GAS + (_access_list_gas(tx) if tx.get("accessList") else 0)
             plain.append(True)
