@@ -70,8 +70,8 @@ def _trace_calls(
     that frame repeats the transaction (from, to, value; no code ran, no call, no error) and
     nothing reads it; 45,000 of the bench chain's 128,000 frames (docs/store.md)."""
     style = raw.trace_style
+    out: list[list[InternalCall]] = []
     if style is TraceStyle.GETH:
-        out = []
         for ctx, item, skip in zip(ctxs, raw.traces, bare, strict=True):
             frame = geth_root(item)
             if frame is None or (skip and single_frame(style, frame)):
@@ -81,7 +81,6 @@ def _trace_calls(
         return out
     if style is TraceStyle.PARITY:
         per_tx = parity_by_tx(raw.traces)
-        out = []
         for ctx, skip in zip(ctxs, bare, strict=True):
             frames = per_tx.get(ctx.tx_index, [])
             out.append([] if skip and single_frame(style, frames) else parity_calls(ctx, frames))

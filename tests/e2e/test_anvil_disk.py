@@ -1,0 +1,28 @@
+"""An anvil started by avadata keeps the states it moves out of memory in its own directory,
+which goes when it stops (anvil's default, ~/.foundry/anvil/tmp, is never cleaned: 3.3 GB per
+bench chain filled this machine's disk)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from avadata.devnet.anvil import AnvilOptions, start_anvil
+from tests.support.node import Node
+
+pytestmark = pytest.mark.e2e
+
+
+def test_persisted_states_go_with_the_anvil() -> None:
+    anvil = start_anvil(AnvilOptions(chain_id=99931, automine=True))
+    try:
+        assert anvil.cache_dir is not None
+        Node(anvil.rpc_url).call("anvil_mine", ["0x1000"])  # more states than anvil keeps
+        deadline = time.monotonic() + 30
+        while not any(anvil.cache_dir.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any(anvil.cache_dir.iterdir()), "anvil persisted nothing where it was told"
+    finally:
+        anvil.stop()
+    assert not anvil.cache_dir.exists()
