@@ -115,6 +115,7 @@ def test_sqlite_writer_pragmas(tmp_path):
                     "busy_timeout",
                     "foreign_keys",
                     "page_size",
+                    "journal_size_limit",
                 )
             }
     finally:
@@ -126,6 +127,7 @@ def test_sqlite_writer_pragmas(tmp_path):
         "busy_timeout": 10000,
         "foreign_keys": 1,
         "page_size": 16384,
+        "journal_size_limit": 64 * 1024 * 1024,
     }
     # What the file's header says, read without our engine.
     with (tmp_path / "p.db").open("rb") as f:

@@ -54,6 +54,11 @@ _SQLITE_WRITER_PRAGMAS: tuple[tuple[str, str], ...] = (
     # In WAL mode NORMAL loses no committed data on a process crash and never corrupts; a power
     # cut may drop the last commits, which the indexer re-fetches from its cursor.
     ("synchronous", "NORMAL"),
+    # The WAL file otherwise keeps the size of the largest transaction until the last
+    # connection closes, which a follower never does; the indexer's transactions span up to 16
+    # batches (indexer/sink.py), ~100-200 MB on 50-tx blocks. Trimmed to 64 MiB after each
+    # checkpoint that empties it.
+    ("journal_size_limit", str(64 * 1024 * 1024)),
     # SQLite ignores declared foreign keys unless each connection asks for them.
     ("foreign_keys", "ON"),
     # A 128 MiB page cache: bulk inserts touch many index pages per transaction, and the
