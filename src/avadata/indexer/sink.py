@@ -61,8 +61,9 @@ class StoreSink:
     Nothing is held in memory for it (the database's own page cache spills to its log), and a
     crash still loses whole batches only, cursor included: the indexer re-fetches them.
 
-    The transaction is this object's: chain marks go through it too (a second writer would
-    wait on its lock), reads see the last commit. `flush_if_older` (run.py calls it on a timer)
+    The transaction is this object's: chain marks and its own reads (the cursor to resume
+    from, known tokens) go through it too (a second writer connection would wait on its lock);
+    other connections see the last commit. `flush_if_older` (run.py calls it on a timer)
     commits a transaction that a stalled feed left open, so the store's other writers (the
     primary-network follower) wait at most about `commit_seconds`.
     """
