@@ -4,7 +4,12 @@ bench chain filled this machine's disk)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -26,3 +31,22 @@ def test_persisted_states_go_with_the_anvil() -> None:
     finally:
         anvil.stop()
     assert not anvil.cache_dir.exists()
+
+
+def test_a_killed_process_leftovers_go_at_the_next_start() -> None:
+    """A process killed before it could stop its anvils (they die with it) leaves their cache
+    directories; the next start removes those of dead processes, never a live one's."""
+    dead = subprocess.Popen(["true"])  # a process ID nobody has any more
+    dead.wait()
+    tmp = Path(tempfile.gettempdir())
+    stale = Path(tempfile.mkdtemp(prefix=f"avadata-anvil-{dead.pid}-", dir=tmp))
+    (stale / "state").write_bytes(b"x" * 1024)
+    live = Path(tempfile.mkdtemp(prefix=f"avadata-anvil-{os.getpid()}-", dir=tmp))
+    try:
+        anvil = start_anvil(AnvilOptions(chain_id=99932, automine=True))
+        anvil.stop()
+        assert not stale.exists()
+        assert live.exists()
+    finally:
+        for d in (stale, live):
+            shutil.rmtree(d, ignore_errors=True)

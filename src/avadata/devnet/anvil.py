@@ -9,7 +9,9 @@ ones still running at a normal interpreter exit, and `AnvilProcess` is a context
 Its disk goes with it too: anvil moves old blocks' states out of memory into a cache directory
 (by default ~/.foundry/anvil/tmp) and never removes it, on SIGTERM or SIGINT alike: 3.3 GB per
 bench chain, 76 GB after a day of benches and test runs filled this machine's disk. Each anvil
-started here gets its own cache directory under the system's temp dir, removed when it stops.
+started here gets its own cache directory under the system's temp dir, removed when it stops;
+one left by a process that was killed first (its anvils died with it) is removed by the next
+start, which knows it from the dead process ID in its name.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ HOST = "127.0.0.1"
 # for the largest benchmark chain without anvil_setBalance, so every wei has an on-chain origin.
 DEV_BALANCE_ETHER = 1_000_000_000
 _LISTENING = re.compile(r"Listening on ([0-9.]+):(\d+)")
+_CACHE_PREFIX = "avadata-anvil-"
 _PR_SET_PDEATHSIG = 1
 
 _running: set[AnvilProcess] = set()
@@ -229,7 +232,7 @@ def start_anvil(
     binary = anvil_binary()
     # The port line is the first thing we need; read it from a pipe, then let a thread drain
     # (or copy) the rest so anvil never blocks on a full pipe.
-    cache_dir = Path(tempfile.mkdtemp(prefix="avadata-anvil-"))
+    cache_dir = _new_cache_dir()
     try:
         proc = _spawn([str(binary), *anvil_args(options), "--cache-path", str(cache_dir)])
     except BaseException:
@@ -251,6 +254,27 @@ def start_anvil(
         anvil.stop(timeout=5)
         raise
     return anvil
+
+
+def _new_cache_dir() -> Path:
+    """A cache directory for one anvil, named after this process; those of processes that are
+    gone are removed first."""
+    tmp = Path(tempfile.gettempdir())
+    for old in tmp.glob(f"{_CACHE_PREFIX}*-*"):
+        pid = old.name[len(_CACHE_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _process_exists(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{_CACHE_PREFIX}{os.getpid()}-", dir=tmp))
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's: alive
+        return True
+    return True
 
 
 def _read_port(proc: subprocess.Popen[bytes], timeout: float) -> int:
