@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
 from avadata.indexer.sink import StoreSink
 from avadata.store import BlockGapError, get_cursor, make_engine, write_evm_batch
 from avadata.store.prepared import prepare
+from avadata.store.schema import chains
 from tests.store import builders as B
 from tests.store.tables import dump
 
@@ -87,5 +88,9 @@ def test_chain_marks_join_the_open_transaction(engine, reader) -> None:
     sink = StoreSink(engine, commit_batches=100, commit_seconds=3600)
     sink.write([_prepared(engine, 0, 1)])
     sink.mark_chain(CHAIN, "http://127.0.0.1:1/rpc", has_traces=True)
+    with reader.connect() as conn:  # not visible before the commit
+        assert conn.execute(select(chains.c.rpc_url)).scalars().all() == []
     sink.flush()
     assert _committed(reader) == 1
+    with reader.connect() as conn:
+        assert conn.execute(select(chains.c.rpc_url)).scalars().all() == ["http://127.0.0.1:1/rpc"]

@@ -45,11 +45,10 @@ def plain_transfer(tx: dict[str, Any]) -> bool:
 
 
 def single_frame(style: TraceStyle, trace: Any) -> bool:
-    """A transaction's trace (geth: its root item; parity: its frames) is one frame that
-    neither failed nor called anything."""
+    """A transaction's trace (geth: its root frame, as `geth_root` gives it; parity: its
+    frames) is one frame that neither failed nor called anything."""
     if style is TraceStyle.GETH:
-        frame = geth_root(trace)
-        return frame is not None and not frame.get("calls") and not frame.get("error")
+        return not trace.get("calls") and not trace.get("error")
     if style is TraceStyle.PARITY:
         return len(trace) == 1 and not trace[0].get("error") and not trace[0].get("subtraces")
     return False
