@@ -15,7 +15,8 @@ from sqlalchemy import Connection, select
 from avadata.api.app import create_app
 from avadata.api.deps import AppState, on_store, read_conn
 from avadata.settings import Settings
-from avadata.store import make_engine, migrate
+from avadata.store.engine import make_engine
+from avadata.store.migrate import migrate
 from avadata.store.schema import chains
 from tests.api.http import TestClient
 

@@ -13,7 +13,8 @@ from avadata.metrics import series
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import METRICS
 from avadata.metrics.rebuild import rebuild
-from avadata.store import make_engine, migrate
+from avadata.store.engine import make_engine
+from avadata.store.migrate import migrate
 from avadata.store.writer import mark_chain, write_evm_batch
 from tests.metrics import oracle
 from tests.metrics.synth import history

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from avadata.store import make_engine, migrate
+from avadata.store.engine import make_engine
+from avadata.store.migrate import migrate
 from tests.support import pg_cluster as pgc
 
 ENGINES = [

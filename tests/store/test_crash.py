@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from avadata.store import get_cursor, make_engine, migrate, write_evm_batch
+from avadata.store import get_cursor, make_engine, write_evm_batch
+from avadata.store.migrate import migrate
 from tests.store.builders import rich_batch
 from tests.store.tables import dump
 

@@ -22,8 +22,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError, StatementError
 
-from avadata.store import dialect, make_engine, make_reader_engine, migrate
+from avadata.store import dialect, make_engine, make_reader_engine
 from avadata.store.coltypes import I256, U256
+from avadata.store.migrate import migrate
 from avadata.store.schema import chains
 
 

@@ -9,8 +9,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from avadata.store import make_engine, migrate
-from avadata.store.migrate import heads
+from avadata.store.engine import make_engine
+from avadata.store.migrate import heads, migrate
 from avadata.store.schema import metadata
 
 
@@ -43,7 +43,8 @@ def test_concurrent_migrations_serialise(empty_db_url):
     """
     code = (
         "import sys\n"
-        "from avadata.store import make_engine, migrate\n"
+        "from avadata.store.engine import make_engine\n"
+        "from avadata.store.migrate import migrate\n"
         "migrate(make_engine(sys.argv[1]))\n"
     )
     procs = [

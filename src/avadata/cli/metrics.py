@@ -20,7 +20,8 @@ def rebuild(
     """Recompute every metric bucket from the stored blocks, txs, transfers and contracts."""
     from avadata.metrics.rebuild import rebuild as run
     from avadata.settings import Settings
-    from avadata.store import make_engine, migrate
+    from avadata.store.engine import make_engine
+    from avadata.store.migrate import migrate
 
     url = db or Settings().db_url
     engine = make_engine(url)

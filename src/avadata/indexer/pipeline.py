@@ -24,6 +24,7 @@ from typing import Any
 
 from avadata.decode.evm import to_batch
 from avadata.errors import AvadataError, SourceError
+from avadata.indexer.chunking import chunks
 from avadata.indexer.enrich import AskedAtHead, NativeBalanceMode, enrich
 from avadata.indexer.prefetch import Prefetch
 from avadata.indexer.warm import take
@@ -46,9 +47,13 @@ class FeedConfig:
     retry: RetryPolicy | None = None  # None: the client's default
 
 
-def chunks(start: int, stop: int, size: int) -> list[tuple[int, int]]:
-    """[start, stop] inclusive as half-open chunks of `size` blocks."""
-    return [(s, min(s + size, stop + 1)) for s in range(start, stop + 1, size)]
+def preload() -> None:
+    """Load what decoding loads on first use (eth-abi, the method signature table)."""
+    from avadata.decode.abi import preload as preload_abi
+    from avadata.decode.methods import signature_table
+
+    preload_abi()
+    signature_table()
 
 
 def _prepare(batch: EvmBatch, prepares: tuple[Callable[[EvmBatch], Any], ...]) -> PreparedBatch:

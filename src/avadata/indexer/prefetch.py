@@ -19,10 +19,13 @@ import asyncio
 import contextlib
 import importlib
 import logging
+import sqlite3
+from pathlib import Path
 from typing import Any
 
+from avadata.indexer.chunking import chunks
 from avadata.indexer.warm import Hint
-from avadata.records import RawBlock
+from avadata.records import EVM_SOURCE, RawBlock
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 
@@ -33,11 +36,16 @@ AHEAD_CHUNKS = 3
 # A guess gives up fast (two attempts, no minutes of backoff): the ordinary fetch that follows
 # a failed one retries by the run's own policy.
 _GUESS_RETRY = RetryPolicy(max_attempts=2)
+# Event loop turns for a new request to connect and be written (see `Prefetch.started`).
+_SEND_TURNS = 8
 
 
 def resume_block(db_url: str, chain_id: int) -> int:
     """Where the parent will start this chain: after its cursor, or at block 0 for a store that
     is new, not migrated yet, or not there at all (nothing is created or locked here)."""
+    found = _sqlite_resume(db_url, chain_id)
+    if found is not None:
+        return found
     from avadata.store.cursors import get_cursor
     from avadata.store.engine import make_engine
 
@@ -54,8 +62,32 @@ def resume_block(db_url: str, chain_id: int) -> int:
     return 0 if cursor is None else cursor.block_number + 1
 
 
+def _sqlite_resume(db_url: str, chain_id: int) -> int | None:
+    """`resume_block` for a plain SQLite file URL, through the standard library; None for any
+    other URL. Why: the store's modules bring SQLAlchemy, ~0.2 s of this process's start that
+    delayed its first request as long (docs/benchmarks.md). A store being created (no cursors
+    table yet, or locked by the parent's migration) is new: 0, as the store's own read says."""
+    prefix = "sqlite:///"
+    if not db_url.startswith(prefix) or "?" in db_url:
+        return None
+    path = Path(db_url.removeprefix(prefix))
+    if not path.is_file():
+        return 0
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        # A short timeout: a guess is not worth waiting on the parent's migration for.
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=0.1)) as conn:
+            row = conn.execute(
+                "SELECT block_number FROM cursors WHERE chain_id = ? AND source = ?",
+                (chain_id, EVM_SOURCE),
+            ).fetchone()
+    except sqlite3.Error:
+        return 0
+    return 0 if row is None else int(row[0]) + 1
+
+
 class Prefetch:
-    """The chunks fetched ahead, by (start, stop) as `pipeline.chunks` cuts them."""
+    """The chunks fetched ahead, by (start, stop) as `chunking.chunks` cuts them."""
 
     def __init__(self, hint: Hint) -> None:
         self.hint = hint
@@ -65,13 +97,21 @@ class Prefetch:
         self._plan = asyncio.create_task(self._start())
 
     async def _start(self) -> None:
-        from avadata.indexer.pipeline import chunks
-
-        chain_id = await self.source.chain_id()
+        chain_id, head = await asyncio.gather(self.source.chain_id(), self.source.head())
         start = await asyncio.to_thread(resume_block, self.hint.db_url, chain_id)
-        head = await self.source.head()
         for s, e in chunks(start, head, self.hint.chunk_blocks)[:AHEAD_CHUNKS]:
             self._chunks[(s, e)] = asyncio.create_task(self.source.fetch_range(s, e))
+
+    async def started(self) -> None:
+        """Return once the first chunks' requests are on their way (or the guess failed). The
+        caller then imports the pipeline in a thread: begun sooner, that import held the GIL
+        while this process asked the node its chain ID and head, and the first requests left
+        ~0.2 s later."""
+        with contextlib.suppress(Exception):
+            await self._plan
+        # A few turns of the loop: each chunk's first requests connect and go out.
+        for _ in range(_SEND_TURNS):
+            await asyncio.sleep(0)
 
     async def take(self, start: int, stop: int) -> list[RawBlock] | None:
         """Blocks start..stop-1 if they were fetched ahead (and the fetch worked), else None."""
@@ -98,9 +138,17 @@ class Prefetch:
 
 def run_fetch_process(jobs: Any, out: Any, hint: Hint | None) -> None:
     """The fetch process's main (warm.py calls it). The guess's first requests go out before
-    the decoders and the store's encoders are imported (~0.3 s, in a worker thread meanwhile):
-    this module needs only the node's client, so the node starts on them that much sooner."""
+    the decoders and the store's encoders are imported and warmed (~0.5 s, in a worker thread
+    meanwhile): this module needs only the node's client, so the node starts on them that much
+    sooner."""
     asyncio.run(_run(jobs, out, hint))
+
+
+def _load_pipeline() -> Any:
+    """The pipeline module, with what its decoders load on first use loaded too."""
+    pipeline = importlib.import_module("avadata.indexer.pipeline")
+    pipeline.preload()
+    return pipeline
 
 
 async def _run(jobs: Any, out: Any, hint: Hint | None) -> None:
@@ -108,7 +156,9 @@ async def _run(jobs: Any, out: Any, hint: Hint | None) -> None:
 
     ahead = Prefetch(hint) if hint is not None else None
     try:
-        pipeline = await asyncio.to_thread(importlib.import_module, "avadata.indexer.pipeline")
+        if ahead is not None:
+            await ahead.started()
+        pipeline = await asyncio.to_thread(_load_pipeline)
     except BaseException:
         if ahead is not None:
             await ahead.aclose()

@@ -15,8 +15,6 @@ from avadata.records import EvmBatch
 from avadata.store import cursors, schema, writer
 from avadata.store.prepared import PreparedBatch
 
-CURSOR_SOURCE = "evm"
-
 Applier = Callable[[Connection, EvmBatch], None]
 
 
@@ -94,7 +92,7 @@ class StoreSink:
     def last_indexed(self, chain_id: int) -> tuple[int, str] | None:
         """The cursor as written, committed or not (the run resumes after what it wrote)."""
         with self._reading() as conn:
-            return cursors.get_cursor(conn, chain_id, CURSOR_SOURCE)
+            return cursors.get_cursor(conn, chain_id)
 
     def known_tokens(self, chain_id: int) -> set[str]:
         t = schema.tokens

@@ -308,7 +308,8 @@ def run(
     log: Callable[[str], None] = lambda _: None,
 ) -> BenchResult:
     """Write the synthetic chain with the rollup on, then time metric requests."""
-    from avadata.store import make_engine, migrate
+    from avadata.store.engine import make_engine
+    from avadata.store.migrate import migrate
 
     chain_id = 1
     url = db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='avadata-bench-')) / 'bench.db'}"

@@ -11,11 +11,11 @@ from typing import NamedTuple
 
 from sqlalchemy import Connection, Engine, select
 
+from avadata.records import EVM_SOURCE
 from avadata.store import dialect
 from avadata.store.schema import cursors
 
-# The EVM pipeline's source name (blocks, receipts, logs, transfers, traces of one chain).
-EVM_SOURCE = "evm"
+__all__ = ["EVM_SOURCE", "Cursor", "advance_cursor", "get_cursor", "set_cursor"]
 
 
 class Cursor(NamedTuple):

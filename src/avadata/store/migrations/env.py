@@ -12,7 +12,7 @@ from avadata.store.schema import metadata
 
 connection = context.config.attributes.get("connection")
 if not isinstance(connection, Connection):
-    raise RuntimeError("run migrations through avadata.store.migrate(engine)")
+    raise RuntimeError("run migrations through avadata.store.migrate.migrate(engine)")
 
 context.configure(
     connection=connection,

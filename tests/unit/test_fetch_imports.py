@@ -1,0 +1,56 @@
+"""The fetch process's modules stay clear of SQLAlchemy (and the store's engine code).
+
+Why a test: the process is on the way to the indexer's first batch, and SQLAlchemy alone is
+~0.2 s of its start (docs/benchmarks.md); one import of a store module through the package, or
+of a schema table for its name, brings it back without failing anything else.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+from avadata.indexer.appliers import default_appliers
+from avadata.indexer.pipeline import FeedConfig
+from avadata.indexer.sink import split
+
+# What a fetch process runs before its first batch: its guess (prefetch.py), the pipeline, and
+# the FeedConfig the parent sends (its appliers' pure halves come with it, by reference).
+_CHILD = """
+import pickle, sys
+from avadata.indexer.prefetch import resume_block
+print(resume_block(sys.argv[1], 43113))
+import avadata.indexer.pipeline
+config = pickle.loads(sys.stdin.buffer.read())
+print(" ".join(sorted(m for m in sys.modules if m.split(".")[0] == "sqlalchemy")))
+"""
+
+
+def _run(db_url: str) -> list[str]:
+    config = FeedConfig(
+        rpc_url="http://127.0.0.1:9",
+        chain_id=43113,
+        prepares=tuple(split(a).prepare for a in default_appliers()),
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, db_url],
+        input=pickle.dumps(config),
+        capture_output=True,
+        check=True,
+    )
+    return out.stdout.decode().splitlines()
+
+
+def test_the_fetch_process_imports_no_sqlalchemy(tmp_path: Path) -> None:
+    lines = _run(f"sqlite:///{tmp_path / 'none.db'}")
+    assert lines[0] == "0"
+    assert lines[1:] in ([], [""])
+
+
+def test_the_check_sees_sqlalchemy_when_it_is_imported(tmp_path: Path) -> None:
+    # The same probe on a PostgreSQL URL takes the store's path: the check can fail.
+    lines = _run("postgresql://nobody@127.0.0.1:9/none")
+    assert lines[0] == "0"
+    assert "sqlalchemy" in lines[1].split()
