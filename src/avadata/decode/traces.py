@@ -9,15 +9,18 @@ creation inside it created nothing.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from avadata.decode.hexjson import quantity
 from avadata.records import CREATE_OPS, ContractCreation, InternalCall, TraceStyle
 
+_new = tuple.__new__
 
-@dataclass(frozen=True, slots=True)
-class TxContext:
+
+class TxContext(NamedTuple):
+    """What every frame of one transaction repeats (a NamedTuple: one is built per transaction,
+    at a third of a frozen dataclass's cost)."""
+
     chain_id: int
     block_number: int
     block_hash: str
@@ -54,10 +57,6 @@ def single_frame(style: TraceStyle, trace: Any) -> bool:
     return False
 
 
-def _addr(v: Any) -> str | None:
-    return None if v is None else str(v).lower()
-
-
 def _walk_geth(
     frame: dict[str, Any], depth: int, parent: int | None, reverted: bool, counter: list[int]
 ) -> Iterator[tuple[int, int | None, int, bool, dict[str, Any]]]:
@@ -83,24 +82,29 @@ def _frame(
     reverted: bool,
     error: Any,
 ) -> InternalCall:
-    return InternalCall(
-        chain_id=ctx.chain_id,
-        block_number=ctx.block_number,
-        block_hash=ctx.block_hash,
-        block_timestamp=ctx.block_timestamp,
-        tx_index=ctx.tx_index,
-        tx_hash=ctx.tx_hash,
-        trace_index=index,
-        parent_index=parent,
-        depth=depth,
-        call_type=call_type,
-        from_address=_addr(frm) or "",
-        to_address=_addr(to),
-        value=quantity(value),
-        gas=quantity(gas),
-        gas_used=quantity(gas_used),
-        reverted=reverted,
-        error=error or None,
+    # In InternalCall's field order, built without its keyword-binding constructor: one of
+    # these per frame (82,000 on the bench chain).
+    return _new(
+        InternalCall,
+        (
+            ctx.chain_id,
+            ctx.block_number,
+            ctx.block_hash,
+            ctx.block_timestamp,
+            ctx.tx_index,
+            ctx.tx_hash,
+            index,
+            parent,
+            depth,
+            call_type,
+            "" if frm is None else str(frm).lower(),
+            None if to is None else str(to).lower(),
+            quantity(value),
+            quantity(gas),
+            quantity(gas_used),
+            reverted,
+            error or None,
+        ),
     )
 
 
@@ -142,9 +146,7 @@ def geth_calls(ctx: TxContext, root: dict[str, Any]) -> list[InternalCall]:
     ]
 
 
-def _parity_type(t: dict[str, Any]) -> str:
-    kind = t.get("type")
-    action = t.get("action") or {}
+def _parity_type(kind: Any, action: dict[str, Any]) -> str:
     if kind == "create":
         method = str(action.get("creationMethod") or "create")
         return method.upper()
@@ -155,21 +157,23 @@ def _parity_type(t: dict[str, Any]) -> str:
     return str(kind).upper()
 
 
+_NO_PARENT: tuple[None, bool] = (None, False)
+_EMPTY: dict[str, Any] = {}
+
+
 def parity_calls(ctx: TxContext, traces: list[dict[str, Any]]) -> list[InternalCall]:
     """One transaction's parity traces (already in depth-first order, as nodes return them)."""
-    by_path: dict[tuple[int, ...], tuple[int, bool]] = {}
+    by_path: dict[tuple[int, ...], tuple[int | None, bool]] = {}
     out: list[InternalCall] = []
     for index, t in enumerate(traces):
         path = tuple(t.get("traceAddress") or ())
-        parent_index, parent_reverted = (
-            by_path.get(path[:-1], (None, False)) if path else (None, False)
-        )
-        reverted = parent_reverted or bool(t.get("error"))
+        parent_index, parent_reverted = by_path.get(path[:-1], _NO_PARENT) if path else _NO_PARENT
+        error = t.get("error")
+        reverted = parent_reverted or bool(error)
         by_path[path] = (index, reverted)
-        action = t.get("action") or {}
-        result = t.get("result") or {}
-        kind = _parity_type(t)
-        to = result.get("address") if kind in CREATE_OPS else action.get("to")
+        action = t.get("action") or _EMPTY
+        result = t.get("result") or _EMPTY
+        kind = _parity_type(t.get("type"), action)
         if kind == "SELFDESTRUCT":
             frm, to, value = (
                 action.get("address"),
@@ -178,6 +182,7 @@ def parity_calls(ctx: TxContext, traces: list[dict[str, Any]]) -> list[InternalC
             )
         else:
             frm, value = action.get("from"), action.get("value")
+            to = result.get("address") if kind in CREATE_OPS else action.get("to")
         out.append(
             _frame(
                 ctx,
@@ -191,7 +196,7 @@ def parity_calls(ctx: TxContext, traces: list[dict[str, Any]]) -> list[InternalC
                 action.get("gas"),
                 result.get("gasUsed"),
                 reverted,
-                t.get("error"),
+                error,
             )
         )
     return out
