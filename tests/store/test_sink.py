@@ -13,7 +13,9 @@ import pytest
 from sqlalchemy import Engine, select
 
 from avadata.indexer.sink import StoreSink
+from avadata.records import TokenStandard
 from avadata.store import BlockGapError, get_cursor, make_engine, write_evm_batch
+from avadata.store.balances import ZERO_ADDRESS
 from avadata.store.prepared import prepare
 from avadata.store.schema import chains
 from tests.store import builders as B
@@ -94,3 +96,55 @@ def test_chain_marks_join_the_open_transaction(engine, reader) -> None:
     assert _committed(reader) == 1
     with reader.connect() as conn:
         assert conn.execute(select(chains.c.rpc_url)).scalars().all() == ["http://127.0.0.1:1/rpc"]
+
+
+def _expected_balances(batches: list[tuple[int, int]]) -> dict[str, list[tuple]]:
+    """The balance history rows of `batches` (in order), summed here from their transfers: the
+    running balance per key after each block it changed in."""
+    running: dict[tuple, int] = {}
+    rows: dict[str, dict[tuple, int]] = {"erc20": {}, "erc1155": {}}
+    for first, last in batches:
+        for t in B.rich_batch(CHAIN, first, last).transfers:
+            if t.standard is TokenStandard.ERC721:
+                continue
+            kind = "erc20" if t.standard is TokenStandard.ERC20 else "erc1155"
+            token = (t.token,) if kind == "erc20" else (t.token, t.token_id)
+            for holder, delta in ((t.from_address, -t.value), (t.to_address, t.value)):
+                if holder == ZERO_ADDRESS:
+                    continue
+                key = (kind, *token, holder)
+                running[key] = running.get(key, 0) + delta
+                rows[kind][(CHAIN, *key[1:], t.block_number)] = running[key]
+    return {k: sorted((*key, v) for key, v in r.items()) for k, r in rows.items()}
+
+
+def test_balances_carried_between_batches_survive_a_rollback_and_a_replay(engine) -> None:
+    """The sink keeps the balances each batch leaves for the next one's priors
+    (balances.LatestBalances): after a rolled-back transaction and a replayed range, the
+    history rows are still the running sums of the transfers."""
+    failing = {"on": True}
+
+    def fail_at_6(conn, batch) -> None:
+        if failing["on"] and batch.first_block == 6:
+            raise RuntimeError("applier failed")
+
+    sink = StoreSink(engine, [fail_at_6], commit_batches=2, commit_seconds=3600)
+
+    def write(first: int, last: int) -> None:
+        batch = B.rich_batch(CHAIN, first, last)
+        sink.write([prepare(batch, [p(batch) for p in sink.prepares])])
+
+    write(0, 1)
+    write(2, 3)  # committed
+    write(4, 5)  # held, then lost with the failure below
+    with pytest.raises(RuntimeError):
+        write(6, 7)
+    failing["on"] = False
+    for first, last in [(4, 5), (6, 7), (2, 3), (4, 5), (8, 9)]:  # then a replay from 2
+        write(first, last)
+    sink.flush()
+
+    got = dump(engine)
+    expected = _expected_balances([(0, 1), (2, 3), (4, 5), (6, 7), (8, 9)])
+    assert sorted(got["erc20_balances"]) == expected["erc20"]
+    assert sorted(got["erc1155_balances"]) == expected["erc1155"]

@@ -204,10 +204,21 @@ def _receipt_creations(chain_id: int, ts: int, txs: list[Transaction]) -> list[C
 
 def to_batch(chain_id: int, raws: Sequence[RawBlock]) -> EvmBatch:
     """Decode a contiguous run of blocks into one batch (transfers included)."""
-    numbers = [quantity(r.block["number"]) for r in raws]
-    batch = EvmBatch(chain_id=chain_id, first_block=min(numbers), last_block=max(numbers))
+    batch = empty_batch(chain_id, raws)
     for raw in raws:
         decode_block(chain_id, raw, batch)
+    return finish_batch(batch, raws)
+
+
+def empty_batch(chain_id: int, raws: Sequence[RawBlock]) -> EvmBatch:
+    """The batch `to_batch` fills: `decode_block` each raw block into it, then `finish_batch`
+    (the steps apart, for a caller that does other work between blocks)."""
+    numbers = [quantity(r.block["number"]) for r in raws]
+    return EvmBatch(chain_id=chain_id, first_block=min(numbers), last_block=max(numbers))
+
+
+def finish_batch(batch: EvmBatch, raws: Sequence[RawBlock]) -> EvmBatch:
+    """What `to_batch` derives once every block is in: trace coverage and token transfers."""
     batch.has_traces = all(
         r.trace_style is not TraceStyle.NONE for r in raws if r.block.get("transactions")
     )

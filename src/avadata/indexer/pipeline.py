@@ -22,13 +22,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from avadata.decode.evm import to_batch
+from avadata.decode.evm import decode_block, empty_batch, finish_batch, to_batch
 from avadata.errors import AvadataError, SourceError
 from avadata.indexer.chunking import chunks
 from avadata.indexer.enrich import AskedAtHead, NativeBalanceMode, enrich
 from avadata.indexer.prefetch import Prefetch
 from avadata.indexer.warm import take
-from avadata.records import EvmBatch
+from avadata.records import EvmBatch, RawBlock
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 from avadata.store.prepared import PreparedBatch, prepare
@@ -64,6 +64,22 @@ async def _inline(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
 
 
+# Blocks decoded between two turns of the event loop (see `_decode_turns`).
+_BLOCKS_PER_TURN = 5
+
+
+async def _decode_turns(chain_id: int, raws: list[RawBlock]) -> EvmBatch:
+    """`to_batch` on the event loop, giving the loop a turn every few blocks: the other chunks
+    in flight each need several round trips to the node (logs, a gas search's rounds), and a
+    chunk decoded in one go held each of their next requests back that long."""
+    batch = empty_batch(chain_id, raws)
+    for i, raw in enumerate(raws):
+        decode_block(chain_id, raw, batch)
+        if i % _BLOCKS_PER_TURN == _BLOCKS_PER_TURN - 1:
+            await asyncio.sleep(0)
+    return finish_batch(batch, raws)
+
+
 async def produce(
     source: EvmSource,
     config: FeedConfig,
@@ -88,7 +104,10 @@ async def produce(
         raws = await ahead.take(s, e) if ahead is not None else None
         if raws is None:
             raws = await source.fetch_range(s, e)
-        batch = await work(to_batch, config.chain_id, raws)
+        if inline:
+            batch = await _decode_turns(config.chain_id, raws)
+        else:
+            batch = await work(to_batch, config.chain_id, raws)
         await enrich(
             source, batch, known_tokens, native_balances=config.native_balances, asked=asked
         )

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from avadata.records import EvmBatch
-from avadata.store import cursors, schema, writer
+from avadata.store import balances, cursors, schema, writer
 from avadata.store.prepared import PreparedBatch
 
 Applier = Callable[[Connection, EvmBatch], None]
@@ -84,6 +84,8 @@ class StoreSink:
         self._began = 0.0
         self._held = 0
         self.commits = 0
+        # Balances the batches written so far left, for the next batch's priors.
+        self._latest = balances.LatestBalances()
 
     @property
     def prepares(self) -> tuple[Callable[[EvmBatch], Any], ...]:
@@ -117,7 +119,9 @@ class StoreSink:
             conn = self._open()
             try:
                 for batch in batches:
-                    writer.write_prepared_in(conn, batch, after=self._steps(batch))
+                    writer.write_prepared_in(
+                        conn, batch, after=self._steps(batch), latest=self._latest
+                    )
             except BaseException:
                 self._end(commit=False)
                 raise
@@ -164,6 +168,7 @@ class StoreSink:
                 conn.commit()
                 self.commits += 1
             else:
+                self._latest.clear()  # what it held may be what was just rolled back
                 conn.rollback()
         finally:
             conn.close()
