@@ -19,6 +19,40 @@ Example: avadata index --rpc http://127.0.0.1:9650/ext/bc/C/rpc --db sqlite:///d
 """
 
 
+# --chunk-blocks' default.
+CHUNK_BLOCKS = 50
+
+
+def start_fetch_early(args: list[str]) -> None:
+    """Start the fetch processes `index` will start, before its options are parsed: parsing
+    validates them through pydantic, ~0.15 s in which the processes could already be starting
+    (each then fetches its first chunks while this one sets up: indexer/warm.py). A scan for
+    --rpc, --db and --chunk-blocks only: the parse proper follows and starts what this did not,
+    and a process started on a wrong guess fetches for nothing and dies with this one."""
+    if "--help" in args:
+        return
+    found: dict[str, list[str]] = {}
+    rest = iter(args)
+    for arg in rest:
+        name, eq, value = arg.partition("=")
+        if name not in ("--rpc", "--db", "--chunk-blocks"):
+            continue
+        if not eq:
+            value = next(rest, "")
+        found.setdefault(name, []).append(value)
+    rpc, db = found.get("--rpc", []), found.get("--db", [""])[-1]
+    chunk = found.get("--chunk-blocks", [str(CHUNK_BLOCKS)])[-1]
+    if not rpc or not db or not chunk.isdigit():
+        return
+    try:
+        urls = [_http_url(u) for u in rpc]
+    except typer.BadParameter:
+        return
+    from avadata.indexer import warm
+
+    warm.start([warm.Hint(url, db, int(chunk)) for url in urls])
+
+
 def _http_url(value: str) -> str:
     """Refuse what cannot be a node's URL at once (it was retried for ~20 s, then reported as
     a failed request)."""
@@ -53,7 +87,9 @@ def index(
     once: Annotated[
         bool, typer.Option("--once", help="backfill to the current head, then exit 0")
     ] = False,
-    chunk_blocks: Annotated[int, typer.Option(min=1, max=10_000, help="blocks per write")] = 50,
+    chunk_blocks: Annotated[
+        int, typer.Option(min=1, max=10_000, help="blocks per write")
+    ] = CHUNK_BLOCKS,
     node_batch: Annotated[
         int,
         typer.Option(min=1, max=1024, help="primary-network containers per write (with --node)"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from avadata.cli import bench, decode, devnet, index, metrics, serve, up
@@ -26,4 +28,6 @@ app.add_typer(metrics.app, name="metrics")
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["index"]:
+        index.start_fetch_early(sys.argv[2:])
     app()

@@ -46,6 +46,7 @@ class Child:
     process: Any
     jobs: Any  # the FeedConfig first, then (job id, start, stop, known tokens) or None to stop
     out: Any  # ("batch" | "done" | "error", job id, payload, has_traces)
+    hint: Hint | None = None
 
 
 _started: list[Child] = []
@@ -53,8 +54,15 @@ _started: list[Child] = []
 
 def start(hints: Sequence[Hint]) -> None:
     """Start a child per hint now, for this process's next fetch feeds to take in that order;
-    each fetches its first chunks as the hint suggests while it waits (prefetch.py)."""
-    _started.extend(_spawn(h) for h in hints)
+    each fetches its first chunks as the hint suggests while it waits (prefetch.py). A hint
+    whose child was started and not taken yet starts none (`avadata index` starts its children
+    before it parses its options, then again after: cli/index.py)."""
+    waiting = [c.hint for c in _started]
+    for h in hints:
+        if h in waiting:
+            waiting.remove(h)
+        else:
+            _started.append(_spawn(h))
 
 
 def take() -> Child:
@@ -73,7 +81,7 @@ def _spawn(hint: Hint | None) -> Child:
     # child that dies mid-message (OOM killer, kill -9) gives the parent EOF instead of a read
     # that waits forever for the rest of the message.
     out._writer.close()
-    return Child(process, jobs, out)
+    return Child(process, jobs, out, hint)
 
 
 def die_with_parent(parent: int) -> None:

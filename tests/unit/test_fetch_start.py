@@ -1,0 +1,60 @@
+"""`avadata index` starts its fetch processes before it parses its options (cli/index.py), and
+the parse's own start then adds none for the same chains (indexer/warm.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from avadata.cli import index as cli_index
+from avadata.indexer import warm
+
+URL = "http://127.0.0.1:9650/ext/bc/C/rpc"
+DB = "sqlite:///x.db"
+
+
+@pytest.fixture
+def spawned(monkeypatch: pytest.MonkeyPatch) -> list[warm.Hint | None]:
+    """Hints of the children started, in order (no process is started)."""
+    seen: list[warm.Hint | None] = []
+
+    def spawn(hint: warm.Hint | None) -> warm.Child:
+        seen.append(hint)
+        return warm.Child(process=None, jobs=None, out=None, hint=hint)
+
+    monkeypatch.setattr(warm, "_spawn", spawn)
+    monkeypatch.setattr(warm, "_started", [])
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("args", "hints"),
+    [
+        (["--rpc", URL, "--db", DB, "--once"], [warm.Hint(URL, DB, 50)]),
+        (["--db=" + DB, "--rpc=" + URL, "--chunk-blocks", "20"], [warm.Hint(URL, DB, 20)]),
+        (
+            ["--rpc", URL, "--rpc", URL + "2", "--db", DB],
+            [warm.Hint(URL, DB, 50), warm.Hint(URL + "2", DB, 50)],
+        ),
+        (["--rpc", URL], []),  # no store: the parse will refuse it
+        (["--rpc", "ftp://x", "--db", DB], []),  # not a node URL
+        (["--rpc", URL, "--db", DB, "--chunk-blocks", "x"], []),
+        (["--rpc", URL, "--db", DB, "--help"], []),
+    ],
+)
+def test_the_early_scan_starts_what_the_options_say(
+    spawned: list[Any], args: list[str], hints: list[warm.Hint]
+) -> None:
+    cli_index.start_fetch_early(args)
+    assert spawned == hints
+
+
+def test_a_hint_started_and_not_taken_starts_no_second_child(spawned: list[Any]) -> None:
+    a, b = warm.Hint(URL, DB, 50), warm.Hint(URL + "2", DB, 50)
+    warm.start([a])
+    warm.start([a, b])  # the parse's start: only b is new
+    assert spawned == [a, b]
+    assert warm.take().hint == a
+    warm.start([a])  # taken: a later run's start spawns again
+    assert spawned == [a, b, a]
