@@ -53,6 +53,15 @@ def ingest(
     chunk: Annotated[int, typer.Option(help="blocks per batch, for every contender")] = 50,
     in_flight: Annotated[int, typer.Option(help="requests in flight, for every contender")] = 4,
     etl: Annotated[bool, typer.Option(help="also time ethereum-etl 2.4.2")] = True,
+    rounds: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=21,
+            help="runs of the raw pull and of avadata each, taking turns; medians compared "
+            "[default: 3; 1 with --db, as each round needs a fresh store]",
+        ),
+    ] = None,
     write_docs: Annotated[
         bool, typer.Option(help="record the result in docs/benchmarks.md")
     ] = True,
@@ -68,6 +77,10 @@ def ingest(
     from avadata.devnet.traffic import TrafficConfig, start_with_traffic
     from avadata.paths import REPO_ROOT
 
+    if rounds is None:
+        rounds = 3 if db is None else 1
+    if db is not None and rounds != 1:
+        raise typer.BadParameter("--db takes --rounds 1: each round needs a fresh store")
     config = TrafficConfig(days=days, blocks=blocks, txs_per_block=txs_per_block)
     typer.echo(f"building the chain ({blocks} blocks)...", err=True)
     t0 = time.perf_counter()
@@ -83,13 +96,20 @@ def ingest(
         last = int(head, 16)
         txs = len(ledger.txs)
         results = bench.measure(
-            anvil.rpc_url, last, txs, db_url=db, chunk=chunk, in_flight=in_flight, etl=etl
+            anvil.rpc_url,
+            last,
+            txs,
+            db_url=db,
+            chunk=chunk,
+            in_flight=in_flight,
+            etl=etl,
+            rounds=rounds,
         )
     finally:
         anvil.stop()
     command = (
         f"avadata bench ingest --blocks {blocks} --txs-per-block {txs_per_block} --days {days}"
-        f" --chunk {chunk} --in-flight {in_flight}" + ("" if etl else " --no-etl")
+        f" --chunk {chunk} --in-flight {in_flight} --rounds {rounds}" + ("" if etl else " --no-etl")
     )
     text = bench.report(results, machine=describe(), command=command, build_seconds=build)
     typer.echo(text)
