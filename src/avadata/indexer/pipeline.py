@@ -92,11 +92,11 @@ async def produce(
 ) -> AsyncIterator[PreparedBatch]:
     """Prepared batches of blocks start..stop, in order, with a window of chunks in flight.
 
-    `inline` runs the CPU work on the event loop: right in the fetch process, where nothing
-    else needs the loop meanwhile (the requests in flight wait in the socket buffers) and a
-    worker thread would only add GIL hand-offs; in a process that also writes, decoding in a
-    thread lets the loop keep the writer's turn short. Chunks in `ahead` (prefetch.py) are
-    taken from there."""
+    `inline` runs the CPU work on the event loop: right in the fetch process, where a worker
+    thread would only add GIL hand-offs; decoding there gives the loop a turn every few blocks
+    (`_decode_turns`), so the other chunks' next requests go out meanwhile. In a process that
+    also writes, decoding in a thread lets the loop keep the writer's turn short. Chunks in
+    `ahead` (prefetch.py) are taken from there."""
     work = _inline if inline else asyncio.to_thread
     asked = AskedAtHead()
 
