@@ -58,3 +58,10 @@ def test_a_hint_started_and_not_taken_starts_no_second_child(spawned: list[Any])
     assert warm.take().hint == a
     warm.start([a])  # taken: a later run's start spawns again
     assert spawned == [a, b, a]
+
+
+def test_a_feed_takes_the_child_hinted_at_its_node(spawned: list[Any]) -> None:
+    a, b = warm.Hint(URL, DB, 50), warm.Hint(URL + "2", DB, 50)
+    warm.start([a, b])
+    assert warm.take(b.rpc_url).hint == b  # not the first started: its chunks are b's node's
+    assert warm.take("http://127.0.0.1:1/other").hint == a  # none hinted there: the first

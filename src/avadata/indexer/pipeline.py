@@ -173,7 +173,7 @@ class ProcessFeed:
             self._start()
 
     def _start(self) -> None:
-        child = take()
+        child = take(self.config.rpc_url)
         child.process.name = f"avadata-fetch-{self.config.chain_id}"
         child.jobs.put(self.config)
         self._process, self._jobs, self._out = child.process, child.jobs, child.out

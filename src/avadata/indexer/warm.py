@@ -65,8 +65,12 @@ def start(hints: Sequence[Hint]) -> None:
             _started.append(_spawn(h))
 
 
-def take() -> Child:
-    """A child started ahead if there is one, else one started now."""
+def take(rpc_url: str | None = None) -> Child:
+    """A child started ahead (the one hinted at `rpc_url` when there is one, whose first
+    chunks are that node's), else one started now."""
+    for i, child in enumerate(_started):
+        if child.hint is not None and child.hint.rpc_url == rpc_url:
+            return _started.pop(i)
     return _started.pop(0) if _started else _spawn(None)
 
 
