@@ -244,13 +244,14 @@ def measure(
                 subprocess.run([str(REPO_ROOT / "scripts" / "setup-bench.sh")], check=True)
             t0 = time.perf_counter()
             peak = run_etl(url, last, workdir, batch=chunk, workers=in_flight)
+            seconds = time.perf_counter() - t0
             results["ethereum-etl"] = Result(
                 "ethereum-etl 2.4.2 (blocks, txs, receipts, logs, token transfers, traces)",
-                time.perf_counter() - t0,
+                seconds,
                 last + 1,
                 txs,
                 peak,
-                rounds=(time.perf_counter() - t0,),
+                rounds=(seconds,),
             )
     return results
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from avadata.decode.hexjson import optional_quantity, quantity
+from avadata.decode.hexjson import address, optional_quantity, quantity
 from avadata.decode.methods import classify
 from avadata.decode.traces import (
     PLAIN_GAS,
@@ -114,9 +114,7 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
     append_tx = batch.transactions.append
     for tx, rc in zip(txs, receipts, strict=True):
         tx_index = quantity(tx["transactionIndex"])
-        to = tx.get("to")
-        if to is not None:
-            to = str(to).lower()
+        to = address(tx.get("to"))
         price = _effective_gas_price(tx, rc, base_fee)
         gas_used = quantity(rc.get("gasUsed"))
         success = quantity(rc.get("status"), 1) == 1
@@ -125,7 +123,6 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
         call_type, method_hash, method_name = classify(to, str(tx.get("input") or "0x"))
         tx_hash = str(tx["hash"]).lower()
         sender = str(tx["from"]).lower()
-        created = rc.get("contractAddress")
         # In Transaction's field order, without its keyword-binding constructor (one per
         # transaction: 103,000 on the bench chain).
         append_tx(
@@ -150,7 +147,7 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
                     call_type,
                     method_hash,
                     method_name,
-                    None if created is None else str(created).lower(),
+                    address(rc.get("contractAddress")),
                 ),
             )
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from avadata.decode.hexjson import quantity
+from avadata.decode.hexjson import address, quantity
 from avadata.records import CREATE_OPS, ContractCreation, InternalCall, TraceStyle
 
 _new = tuple.__new__
@@ -97,8 +97,8 @@ def _frame(
             parent,
             depth,
             call_type,
-            "" if frm is None else str(frm).lower(),
-            None if to is None else str(to).lower(),
+            address(frm) or "",
+            address(to),
             quantity(value),
             quantity(gas),
             quantity(gas_used),

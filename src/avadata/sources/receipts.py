@@ -103,12 +103,11 @@ def implied_positions(block: dict[str, Any], style: TraceStyle, traces: list[Any
 
 def implied_receipt(block: dict[str, Any], tx: dict[str, Any]) -> dict[str, Any]:
     """The receipt of a plain transfer."""
-    place = (block.get("hash"), block.get("number"))
-    return _receipt(place, tx, failed=False, gas=PLAIN_GAS, created=None, logs=[])
+    return _receipt(block, tx, failed=False, gas=PLAIN_GAS, created=None, logs=[])
 
 
 def _receipt(
-    place: tuple[Any, Any],
+    block: dict[str, Any],
     tx: dict[str, Any],
     *,
     failed: bool,
@@ -117,13 +116,12 @@ def _receipt(
     logs: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """A receipt in the node's JSON shape (the fields decode reads; the effective gas price is
-    left to decode, which derives it from the transaction and base fee); `place` is the block's
-    (hash, number)."""
+    left to decode, which derives it from the transaction and base fee)."""
     return {
         "transactionHash": tx.get("hash"),
         "transactionIndex": tx.get("transactionIndex"),
-        "blockHash": place[0],
-        "blockNumber": place[1],
+        "blockHash": block.get("hash"),
+        "blockNumber": block.get("number"),
         "from": tx.get("from"),
         "to": tx.get("to"),
         "status": "0x0" if failed else "0x1",
@@ -346,14 +344,13 @@ def whole_block_receipts(
     left one out)."""
     txs: Sequence[dict[str, Any]] = block.get("transactions") or ()
     by_tx: list[list[dict[str, Any]]] = [[] for _ in txs]
-    block_hash = block.get("hash")
     for lg in logs:
         pos = hex_quantity(lg.get("transactionIndex"))
         if (
             pos is None
             or pos >= len(txs)
             or lg.get("removed")
-            or lg.get("blockHash") != block_hash
+            or lg.get("blockHash") != block.get("hash")
             or lg.get("transactionHash") != txs[pos].get("hash")
         ):
             return None
@@ -364,7 +361,6 @@ def whole_block_receipts(
     except ValueError:  # an address or topic that is not hex
         return None
     out = []
-    place = (block_hash, block.get("number"))
     for tx, (root, kind), used, tx_logs in zip(txs, whole.roots, whole.gas, by_tx, strict=True):
         failed = bool(root.get("error"))
         if failed and tx_logs:
@@ -378,7 +374,7 @@ def whole_block_receipts(
             )
             if created is None or kind not in _CREATE_TYPES:
                 return None
-        out.append(_receipt(place, tx, failed=failed, gas=used, created=created, logs=tx_logs))
+        out.append(_receipt(block, tx, failed=failed, gas=used, created=created, logs=tx_logs))
     return out
 
 
@@ -386,11 +382,10 @@ def logs_bloom(logs: Sequence[dict[str, Any]]) -> int:
     """The 2,048-bit bloom filter of `logs` as the header's logsBloom holds it (an int): for the
     address and each topic, three bits, each the low 11 bits of a pair of its keccak's bytes."""
     bloom = 0
-    known = _BITS
     for lg in logs:
-        for item in (lg.get("address"), *(lg.get("topics") or ())):
-            bits = known.get(item)
-            bloom |= _bloom_bits(item) if bits is None else bits
+        bloom |= _bloom_bits(lg.get("address"))
+        for topic in lg.get("topics") or ():
+            bloom |= _bloom_bits(topic)
     return bloom
 
 

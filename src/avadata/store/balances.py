@@ -128,20 +128,17 @@ def write_erc20_history(
     transfers: Sequence[TokenTransfer],
     latest: LatestBalances | None = None,
 ) -> None:
-    cols = ("token", "holder")
-
-    def load(keys: list[Any]) -> dict[Any, int]:
-        return prior_balances(conn, erc20_balances, cols, chain_id, first_block, keys)
-
-    hist = balance_history(
-        transfers,
+    _write_history(
+        conn,
+        erc20_balances,
+        ERC20_BALANCE_COLUMNS,
+        ("token", "holder"),
         lambda t, holder: (t.token, holder),
-        load if latest is None else (lambda keys: latest.prior(chain_id, "erc20", keys, load)),
+        chain_id,
+        first_block,
+        transfers,
+        latest,
     )
-    rows = [(chain_id, tok, holder, n, v) for ((tok, holder), n), v in hist.items()]
-    dialect.bulk_insert_ignore(conn, erc20_balances, ERC20_BALANCE_COLUMNS, rows)
-    if latest is not None:
-        latest.done(chain_id, "erc20")
 
 
 def write_erc1155_history(
@@ -151,20 +148,45 @@ def write_erc1155_history(
     transfers: Sequence[TokenTransfer],
     latest: LatestBalances | None = None,
 ) -> None:
-    cols = ("token", "token_id", "holder")
+    _write_history(
+        conn,
+        erc1155_balances,
+        ERC1155_BALANCE_COLUMNS,
+        ("token", "token_id", "holder"),
+        lambda t, holder: (t.token, t.token_id, holder),
+        chain_id,
+        first_block,
+        transfers,
+        latest,
+    )
+
+
+def _write_history(
+    conn: Connection,
+    table: Table,
+    columns: tuple[str, ...],
+    key_cols: tuple[str, ...],
+    key_of: Callable[[TokenTransfer, str], tuple[Any, ...]],
+    chain_id: int,
+    first_block: int,
+    transfers: Sequence[TokenTransfer],
+    latest: LatestBalances | None,
+) -> None:
+    """A balance table's rows from `transfers` (key columns then block and balance), its priors
+    from `latest` where it holds them."""
 
     def load(keys: list[Any]) -> dict[Any, int]:
-        return prior_balances(conn, erc1155_balances, cols, chain_id, first_block, keys)
+        return prior_balances(conn, table, key_cols, chain_id, first_block, keys)
 
     hist = balance_history(
         transfers,
-        lambda t, holder: (t.token, t.token_id, holder),
-        load if latest is None else (lambda keys: latest.prior(chain_id, "erc1155", keys, load)),
+        key_of,
+        load if latest is None else (lambda keys: latest.prior(chain_id, table.name, keys, load)),
     )
-    rows = [(chain_id, tok, tid, holder, n, v) for ((tok, tid, holder), n), v in hist.items()]
-    dialect.bulk_insert_ignore(conn, erc1155_balances, ERC1155_BALANCE_COLUMNS, rows)
+    rows = [(chain_id, *key, block, v) for (key, block), v in hist.items()]
+    dialect.bulk_insert_ignore(conn, table, columns, rows)
     if latest is not None:
-        latest.done(chain_id, "erc1155")
+        latest.done(chain_id, table.name)
 
 
 def write_erc721_owners(
