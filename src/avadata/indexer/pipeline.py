@@ -96,18 +96,31 @@ async def produce(
     thread would only add GIL hand-offs; decoding there gives the loop a turn every few blocks
     (`_decode_turns`), so the other chunks' next requests go out meanwhile. In a process that
     also writes, decoding in a thread lets the loop keep the writer's turn short. Chunks in
-    `ahead` (prefetch.py) are taken from there."""
+    `ahead` (prefetch.py) are taken from there.
+
+    The chunks in flight fetch at once but decode one after another, in order: given turns
+    every few blocks, a later chunk whose blocks had arrived decoded alongside the first one,
+    and the writer, waiting on the first, sat idle meanwhile (a fifth of the bench backfill had
+    the fetch process alone on the CPU, docs/benchmarks.md)."""
     work = _inline if inline else asyncio.to_thread
     asked = AskedAtHead()
 
-    async def one(s: int, e: int) -> PreparedBatch:
-        raws = await ahead.take(s, e) if ahead is not None else None
-        if raws is None:
-            raws = await source.fetch_range(s, e)
-        if inline:
-            batch = await _decode_turns(config.chain_id, raws)
-        else:
-            batch = await work(to_batch, config.chain_id, raws)
+    async def one(
+        s: int, e: int, turn: asyncio.Event | None, decoded: asyncio.Event
+    ) -> PreparedBatch:
+        try:
+            raws = await ahead.take(s, e) if ahead is not None else None
+            if raws is None:
+                raws = await source.fetch_range(s, e)
+            # Decoding in chunk order (see the docstring).
+            if turn is not None:
+                await turn.wait()
+            if inline:
+                batch = await _decode_turns(config.chain_id, raws)
+            else:
+                batch = await work(to_batch, config.chain_id, raws)
+        finally:
+            decoded.set()
         await enrich(
             source, batch, known_tokens, native_balances=config.native_balances, asked=asked
         )
@@ -117,10 +130,14 @@ async def produce(
 
     todo = chunks(start, stop, config.chunk_blocks)
     pending: list[asyncio.Task[PreparedBatch]] = []
+    # The event the next chunk's decoding waits on: the chunk before it decoded.
+    turn: asyncio.Event | None = None
     try:
         for i in range(len(todo)):
             while len(pending) < config.window and i + len(pending) < len(todo):
-                pending.append(asyncio.create_task(one(*todo[i + len(pending)])))
+                decoded = asyncio.Event()
+                pending.append(asyncio.create_task(one(*todo[i + len(pending)], turn, decoded)))
+                turn = decoded
             yield await pending.pop(0)
     finally:
         for task in pending:
