@@ -1,28 +1,134 @@
-"""One migration history, applied to an empty database, gives exactly schema.py on both engines."""
+"""One migration history, applied to an empty database, gives exactly schema.py on both engines;
+a new store, created from schema.py without the history, is the same database."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from avadata.store.engine import make_engine
-from avadata.store.migrate import heads, migrate
+from avadata.store.migrate import HEAD, alembic_config, heads, migrate
 from avadata.store.schema import metadata
+from tests.store.conftest import ENGINES
+from tests.support import pg_cluster as pgc
 
 
-def test_one_head():
-    assert len(heads()) == 1
+def test_one_head_and_the_code_knows_it():
+    # migrate.HEAD lets an up-to-date store skip Alembic: a new revision must move it.
+    assert heads() == [HEAD], "a migration was added: set avadata.store.migrate.HEAD to it"
+
+
+def _through_history(url: str) -> None:
+    """Every revision of the history, in order, as Alembic runs them (no shortcut)."""
+    eng = make_engine(url)
+    try:
+        with eng.begin() as conn:
+            cfg = alembic_config()
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+    finally:
+        eng.dispose()
+
+
+def _schema(url: str) -> dict[str, Any]:
+    """Every table's columns (in order), keys, indexes and constraints, as the engine reports
+    them."""
+    eng = make_engine(url)
+    try:
+        with eng.connect() as conn:
+            insp = inspect(conn)
+            out: dict[str, Any] = {}
+            for t in sorted(insp.get_table_names()):
+                out[t] = {
+                    "columns": [
+                        (c["name"], str(c["type"]), c["nullable"], str(c.get("default")))
+                        for c in insp.get_columns(t)
+                    ],
+                    "pk": insp.get_pk_constraint(t),
+                    "indexes": sorted(
+                        (
+                            i["name"],
+                            tuple(i["column_names"]),
+                            i["unique"],
+                            repr(i.get("dialect_options")),
+                        )
+                        for i in insp.get_indexes(t)
+                    ),
+                    "unique": sorted(repr(u) for u in insp.get_unique_constraints(t)),
+                    "foreign": sorted(repr(f) for f in insp.get_foreign_keys(t)),
+                    "checks": sorted(repr(c) for c in insp.get_check_constraints(t)),
+                }
+            return out
+    finally:
+        eng.dispose()
+
+
+@pytest.fixture(params=ENGINES)
+def two_empty_db_urls(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[str]]:
+    if request.param == "sqlite":
+        yield [f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"]
+        return
+    cluster: pgc.PgCluster = request.getfixturevalue("pg_cluster")
+    names = [cluster.create_database(), cluster.create_database()]
+    try:
+        yield [cluster.url(n) for n in names]
+    finally:
+        for n in names:
+            cluster.drop_database(n)
+
+
+def test_a_new_store_is_the_database_the_history_builds(two_empty_db_urls):
+    new, history = two_empty_db_urls
+    eng = make_engine(new)
+    try:
+        migrate(eng)
+    finally:
+        eng.dispose()
+    _through_history(history)
+    built = _schema(new)
+    assert set(built) == set(metadata.tables) | {"alembic_version"}
+    assert built == _schema(history)
+
+
+def test_a_new_store_is_created_without_alembic(tmp_path: Path) -> None:
+    # The shortcut is the point: Alembic's import and history walk were ~0.3 CPU-s of every
+    # writer's start. The probe sees Alembic when the history does run (an older store).
+    code = (
+        "import sys\n"
+        "from avadata.store.engine import make_engine\n"
+        "from avadata.store.migrate import migrate\n"
+        "eng = make_engine(sys.argv[1])\n"
+        "migrate(eng, sys.argv[2])\n"
+        "print('alembic' in sys.modules)\n"
+        "migrate(eng)\n"
+        "print('alembic' in sys.modules)\n"
+    )
+
+    def probe(name: str, first: str) -> list[str]:
+        url = f"sqlite:///{tmp_path / name}"
+        out = subprocess.run([sys.executable, "-c", code, url, first], capture_output=True)
+        assert out.returncode == 0, out.stderr.decode()
+        return out.stdout.decode().split()
+
+    assert probe("new.db", "head") == ["False", "False"]
+    # Created at the head's parent through the history, then upgraded: Alembic both times.
+    assert probe("old.db", "20261124_0008") == ["True", "True"]
 
 
 def test_upgrade_empty_database(empty_db_url):
+    _through_history(empty_db_url)
     eng = make_engine(empty_db_url)
     try:
-        migrate(eng)
-        migrate(eng)  # idempotent: the second run finds the head and does nothing
+        migrate(eng)  # idempotent: the store is at the head, nothing to do
         with eng.connect() as conn:
             names = set(inspect(conn).get_table_names())
             assert set(metadata.tables) <= names
