@@ -39,6 +39,11 @@ def _through_history(url: str) -> None:
         eng.dispose()
 
 
+def _options(index: Any) -> str:
+    """An index's dialect options as text (a partial index's condition is a clause object)."""
+    return repr(sorted((k, str(v)) for k, v in (index.get("dialect_options") or {}).items()))
+
+
 def _schema(url: str) -> dict[str, Any]:
     """Every table's columns (in order), keys, indexes and constraints, as the engine reports
     them."""
@@ -59,7 +64,7 @@ def _schema(url: str) -> dict[str, Any]:
                             i["name"],
                             tuple(i["column_names"]),
                             i["unique"],
-                            repr(i.get("dialect_options")),
+                            _options(i),
                         )
                         for i in insp.get_indexes(t)
                     ),

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import event
 
 from avadata.store import dialect, reads, write_evm_batch
+from avadata.store.queries.evm_txs import list_latest
 from avadata.store.schema import erc20_balances, erc1155_balances, metadata
 from tests.store import builders as B
 
@@ -87,6 +88,9 @@ def filled(engine):
         ("block_by_number", lambda c: reads.block_by_number(c, CHAIN, 2)),
         ("block_by_hash", lambda c: reads.block_by_hash(c, CHAIN, B.h("block", CHAIN, 2))),
         ("latest_block", lambda c: reads.latest_block(c, CHAIN)),
+        ("latest txs", lambda c: list_latest(c, CHAIN, None, None, 10)),
+        ("latest successful txs", lambda c: list_latest(c, CHAIN, True, (2, 0), 10)),
+        ("latest failed txs", lambda c: list_latest(c, CHAIN, False, None, 10)),
         (
             "latest_before erc20",
             lambda c: dialect.latest_before(
@@ -117,3 +121,11 @@ def test_no_table_scans(filled, name, call):
     with filled.connect() as conn:
         for plan in _explain_all(conn, call):
             assert _scans(plan) == [], f"{name}:\n{plan}"
+
+
+def test_failed_transactions_list_through_their_partial_index(filled):
+    # Without it, the failed ones would be found by walking every transaction backwards.
+    with filled.connect() as conn:
+        for paged in (None, (2, 0)):
+            (plan,) = _explain_all(conn, lambda c, p=paged: list_latest(c, CHAIN, False, p, 10))
+            assert "ix_evm_txs_failed" in plan, plan

@@ -10,7 +10,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, bindparam, select
+from sqlalchemy import Connection, Select, bindparam, false, select, true
 
 from avadata.store.queries.keyset import (
     AnyRow,
@@ -25,10 +25,12 @@ _C = evm_txs.c
 
 
 @functools.cache
-def _latest(by_status: bool, paged: bool) -> Select[Any]:
+def _latest(success: bool | None, paged: bool) -> Select[Any]:
     stmt = select(*out_columns(evm_txs.c)).where(_C.chain_id == bindparam("chain"))
-    if by_status:
-        stmt = stmt.where(_C.success == bindparam("success"))
+    if success is not None:
+        # A literal, not a parameter, so that every plan can use the failed ones' partial
+        # index (schema.py), PostgreSQL's generic plans of prepared statements included.
+        stmt = stmt.where(_C.success == (true() if success else false()))
     if paged:
         stmt = stmt.where(after_desc_param([_C.block_number, _C.tx_index]))
     return stmt.order_by(_C.block_number.desc(), _C.tx_index.desc()).limit(bindparam("limit"))
@@ -41,13 +43,12 @@ def list_latest(
     after: Sequence[Any] | None,
     limit: int,
 ) -> Sequence[AnyRow]:
-    """Newest first; with `success` set, the (chain_id, success, block, index) index is used."""
+    """Newest first, optionally by status: the failed ones through their partial index, the
+    successful ones along the primary key (skipping the failed)."""
     params: dict[str, Any] = {"chain": chain_id, "limit": limit}
-    if success is not None:
-        params["success"] = success
     if after is not None:
         params.update(position_params(after))
-    return fetch(conn, _latest(success is not None, after is not None), params)
+    return fetch(conn, _latest(success, after is not None), params)
 
 
 @functools.cache
