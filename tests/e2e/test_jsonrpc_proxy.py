@@ -34,3 +34,21 @@ def test_the_environments_proxy_is_used(devnet_chain, monkeypatch, exempt) -> No
         assert _head(devnet_chain.rpc_url) == truth
     through = proxy.forwarded[("eth_blockNumber", "null")]
     assert through == (0 if exempt else 1)
+
+
+def test_calls_a_node_cut_off_for_the_batch_answers_size_are_asked_again(devnet_chain) -> None:
+    """A node caps a batch's answer (geth's batch-response-max-size): what it cut off is asked
+    again, and the blocks come back whole and in order, as the node gives them one by one."""
+    head = min(int(Node(devnet_chain.rpc_url).call("eth_blockNumber", []), 16), 40)
+    node = Node(devnet_chain.rpc_url)
+    truth = [node.call("eth_getBlockByNumber", [hex(n), True]) for n in range(head + 1)]
+
+    async def fetch(url: str) -> list[object]:
+        async with JsonRpcClient(url) as client:
+            calls = [("eth_getBlockByNumber", [hex(n), True]) for n in range(head + 1)]
+            return [r.unwrap() for r in await client.batch(calls)]
+
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0, batch_answer_cap=20_000) as proxy:
+        got = asyncio.run(fetch(proxy.url))
+    assert proxy.cut_off > 0  # the cap did cut
+    assert got == truth

@@ -30,12 +30,19 @@ class FaultProxy:
         delay: float = 2.5,
         refuse: frozenset[str] = frozenset(),
         latency: float = 0.0,
+        batch_answer_cap: int | None = None,
     ):
         """`refuse`: methods answered with JSON-RPC "method not found", as a node without them.
-        `latency`: seconds every request waits before it is forwarded (a slow node)."""
+        `latency`: seconds every request waits before it is forwarded (a slow node).
+        `batch_answer_cap`: bytes of results a batch's answer may hold, as geth's
+        batch-response-max-size: the call that passes it is answered, each one after it gets
+        "response too large" (-32003)."""
         self.upstream = upstream
         self.refuse = refuse
         self.latency = latency
+        self.batch_answer_cap = batch_answer_cap
+        # Calls answered "response too large" (batch_answer_cap).
+        self.cut_off = 0
         # While set, every request is answered 503 (a node restarting).
         self.down = False
         self.rng = random.Random(seed)
@@ -76,6 +83,8 @@ class FaultProxy:
                         headers={"Content-Type": "application/json"},
                     )
                     content, status = upstream.content, upstream.status_code
+                if proxy.batch_answer_cap is not None and status == 200:
+                    content = proxy._cap(content)
                 if fault == "truncate" and len(content) > 2:
                     content = content[: len(content) // 2]
                 self._send(status, content)
@@ -110,6 +119,21 @@ class FaultProxy:
                 r = self._client.post(self.upstream, json=call)
                 out.append(r.json())
         return json.dumps(out[0] if single else out).encode(), 200
+
+    def _cap(self, content: bytes) -> bytes:
+        answers = json.loads(content)
+        if not isinstance(answers, list):
+            return content  # one call is no batch: no cap
+        size = 0
+        for i, a in enumerate(answers):
+            if size > (self.batch_answer_cap or 0):
+                err = {"code": -32003, "message": "response too large"}
+                answers[i] = {"jsonrpc": "2.0", "id": a.get("id"), "error": err}
+                with self._lock:
+                    self.cut_off += 1
+            else:
+                size += len(json.dumps(a.get("result")))
+        return json.dumps(answers).encode()
 
     def target(self, path: str) -> str:
         """The upstream URL a request path maps to: the upstream itself for "/", else the path

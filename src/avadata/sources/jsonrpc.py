@@ -121,16 +121,43 @@ class JsonRpcClient:
 
     async def batch(self, calls: Sequence[Call]) -> list[RpcResult]:
         """Send `calls` as JSON-RPC batches of at most `max_batch` (concurrently, bounded by
-        `max_in_flight`); results come back in the order of `calls`."""
+        `max_in_flight`); results come back in the order of `calls`. Calls a node left
+        unanswered for the size of the batch's answer are asked again (`_answer_rest`)."""
         if len(calls) <= self.max_batch:
-            return await self._one_batch(calls)
+            return await self._answered(calls)
         parts = await asyncio.gather(
             *(
-                self._one_batch(calls[i : i + self.max_batch])
+                self._answered(calls[i : i + self.max_batch])
                 for i in range(0, len(calls), self.max_batch)
             )
         )
         return [r for part in parts for r in part]
+
+    async def _answered(self, calls: Sequence[Call]) -> list[RpcResult]:
+        return await self._answer_rest(calls, await self._one_batch(calls))
+
+    async def _answer_rest(self, calls: Sequence[Call], got: list[RpcResult]) -> list[RpcResult]:
+        """`got` with the calls that a node's cap on a batch's answer cut off asked again.
+
+        Why: geth and avalanchego answer at most 25 MB per batch by default (their
+        batch-response-max-size) and give each call past it the error "response too large"
+        (-32003); a fetch of a whole chunk of busy blocks in one batch can pass it. Asked on
+        their own they fit: the first call of a batch is always answered, so each round
+        answers at least one; a call alone is no batch and has no such cap."""
+        cut = [i for i, r in enumerate(got) if _too_large(r)]
+        if not cut or len(calls) == 1:
+            return got
+        if len(cut) == len(calls):  # nothing answered (a node that caps differently): halve
+            half = len(calls) // 2
+            head, tail = await asyncio.gather(
+                self._answered(calls[:half]), self._answered(calls[half:])
+            )
+            return head + tail
+        again = await self._answered([calls[i] for i in cut])
+        out = list(got)
+        for i, r in zip(cut, again, strict=True):
+            out[i] = r
+        return out
 
     async def _one_batch(self, calls: Sequence[Call]) -> list[RpcResult]:
         if not calls:
@@ -216,6 +243,14 @@ class JsonRpcClient:
         raise RpcTransportError(
             f"{self.url}: gave up after {self.retry.max_attempts} attempts: {last}"
         )
+
+
+# geth's (and avalanchego's) JSON-RPC error for a call past the batch's answer size cap.
+_RESPONSE_TOO_LARGE = -32003
+
+
+def _too_large(result: RpcResult) -> bool:
+    return isinstance(result.error, dict) and result.error.get("code") == _RESPONSE_TOO_LARGE
 
 
 # HTTP statuses below 500 worth another attempt: the server timed out, is not ready, or asks
