@@ -20,10 +20,11 @@ from sqlalchemy import Connection
 from avadata.indexer.sink import Applier, SplitApplier
 from avadata.metrics.applier import apply_changes, apply_metrics
 from avadata.metrics.rollup import RollupChanges, changes
+from avadata.store.carried import Carried
 
 TIMING_ENV = "AVADATA_ROLLUP_TIMING"
 
-METRICS = SplitApplier(changes, apply_changes)
+METRICS = SplitApplier(changes, apply_changes, carries=True)
 
 
 def known_split(applier: Applier) -> SplitApplier | None:
@@ -37,12 +38,12 @@ def default_appliers() -> list[Applier]:
         return [METRICS]
     spent = [0.0]
 
-    def timed_apply(conn: Connection, ch: RollupChanges) -> None:
+    def timed_apply(conn: Connection, ch: RollupChanges, carried: Carried | None = None) -> None:
         t = time.perf_counter()
         try:
-            apply_changes(conn, ch)
+            apply_changes(conn, ch, carried)
         finally:
             spent[0] += time.perf_counter() - t
 
     atexit.register(lambda: Path(target).write_text(f"{spent[0]:.6f}\n"))
-    return [SplitApplier(changes, timed_apply)]
+    return [SplitApplier(changes, timed_apply, carries=True)]

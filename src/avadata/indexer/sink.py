@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -12,7 +13,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from avadata.records import EvmBatch
-from avadata.store import balances, cursors, schema, writer
+from avadata.store import cursors, schema, writer
+from avadata.store.carried import Carried
 from avadata.store.prepared import PreparedBatch
 
 Applier = Callable[[Connection, EvmBatch], None]
@@ -26,7 +28,9 @@ class SplitApplier:
     an ordinary `Applier`."""
 
     prepare: Callable[[EvmBatch], Any]
-    apply: Callable[[Connection, Any], None]
+    apply: Callable[..., None]  # (conn, prepared) [, carried=]
+    # `apply` takes `carried=` too: what the sink's earlier batches left (store/carried.py).
+    carries: bool = False
 
     def __call__(self, conn: Connection, batch: EvmBatch) -> None:
         self.apply(conn, self.prepare(batch))
@@ -84,8 +88,8 @@ class StoreSink:
         self._began = 0.0
         self._held = 0
         self.commits = 0
-        # Balances the batches written so far left, for the next batch's priors.
-        self._latest = balances.LatestBalances()
+        # What the batches written so far left, for the next batch (balances, last seen).
+        self._carried = Carried()
 
     @property
     def prepares(self) -> tuple[Callable[[EvmBatch], Any], ...]:
@@ -120,7 +124,7 @@ class StoreSink:
             try:
                 for batch in batches:
                     writer.write_prepared_in(
-                        conn, batch, after=self._steps(batch), latest=self._latest
+                        conn, batch, after=self._steps(batch), carried=self._carried
                     )
             except BaseException:
                 self._end(commit=False)
@@ -168,13 +172,15 @@ class StoreSink:
                 conn.commit()
                 self.commits += 1
             else:
-                self._latest.clear()  # what it held may be what was just rolled back
+                self._carried.clear()  # what it held may be what was just rolled back
                 conn.rollback()
         finally:
             conn.close()
 
     def _steps(self, batch: PreparedBatch) -> list[Callable[[Connection], None]]:
         return [
-            writer.bound(a.apply, v)
+            writer.bound(
+                functools.partial(a.apply, carried=self._carried) if a.carries else a.apply, v
+            )
             for a, v in zip(self.appliers, batch.applier_inputs, strict=True)
         ]

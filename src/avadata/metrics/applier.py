@@ -41,6 +41,7 @@ from avadata.metrics.sqlfast import insert_new
 from avadata.metrics.stored import stored_changes
 from avadata.records import EvmBatch
 from avadata.store import dialect
+from avadata.store.carried import Carried
 from avadata.store.schema import (
     metric_blocks,
     metric_counts,
@@ -64,13 +65,14 @@ def apply_metrics(conn: Connection, batch: EvmBatch) -> None:
     apply_changes(conn, changes(batch))
 
 
-def apply_changes(conn: Connection, ch: RollupChanges) -> None:
+def apply_changes(conn: Connection, ch: RollupChanges, carried: Carried | None = None) -> None:
+    """`carried`: the last active buckets the writer's earlier batches left (lastseen.py)."""
     scopes = scopes_for(conn, ch.chain_id, materialize)
     new_blocks = _insert_blocks(conn, ch.chain_id, ch.blocks)
     deltas = bucket_sums(new_blocks)
     _add_samples(conn, ch.chain_id, new_blocks, deltas)
     _write_sums(conn, ch.chain_id, deltas)
-    _distinct(conn, scopes, ch)
+    _distinct(conn, scopes, ch, carried)
 
 
 def _chunks(items: Sequence[Any], n: int = _CHUNK) -> Iterable[Sequence[Any]]:
@@ -209,28 +211,17 @@ _FIRST_KIND = {KIND_ACTIVE: FIRST_ADDRESS, KIND_DEPLOYER: FIRST_DEPLOYER}
 _H, _D, _W, _M = (i.code for i in ALL_INTERVALS)
 
 
-def _distinct(conn: Connection, scopes: list[str], ch: RollupChanges) -> None:
+def _distinct(
+    conn: Connection, scopes: list[str], ch: RollupChanges, carried: Carried | None
+) -> None:
     """Distinct counts: the chain's own scope from its last-seen rows (lastseen.py), then the
     rows new there cascade into the aggregates' membership. One counter upsert in all."""
     deltas: Deltas = Counter()
     chain_scope, aggregates = scopes[0], scopes[1:]
-    cascade = bool(aggregates)
-    hours = lastseen.novelty(
-        conn, chain_scope, KIND_ACTIVE, Interval.HOUR, ch.active, FIRST_ADDRESS, deltas, cascade
-    )
-    hours |= lastseen.novelty(
-        conn, chain_scope, KIND_SENDER, Interval.HOUR, ch.senders, None, deltas, cascade
-    )
-    days = lastseen.novelty(
-        conn,
-        chain_scope,
-        KIND_DEPLOYER,
-        Interval.DAY,
-        ch.deployers,
-        FIRST_DEPLOYER,
-        deltas,
-        cascade,
-    )
+    seen = lastseen.LastSeen(conn, ch.chain_id, chain_scope, deltas, bool(aggregates), carried)
+    hours = seen.novelty(KIND_ACTIVE, Interval.HOUR, ch.active, FIRST_ADDRESS)
+    hours |= seen.novelty(KIND_SENDER, Interval.HOUR, ch.senders, None)
+    days = seen.novelty(KIND_DEPLOYER, Interval.DAY, ch.deployers, FIRST_DEPLOYER)
     _cascade(conn, aggregates, hours, days, deltas)
     _bump(conn, deltas)
 

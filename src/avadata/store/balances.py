@@ -20,6 +20,7 @@ from sqlalchemy import Connection, Table, tuple_
 
 from avadata.records import TokenTransfer
 from avadata.store import dialect
+from avadata.store.carried import Carried
 from avadata.store.rows import ERC20_BALANCE_COLUMNS, ERC1155_BALANCE_COLUMNS
 from avadata.store.schema import erc20_balances, erc721_owners, erc1155_balances
 
@@ -34,8 +35,8 @@ def balance_history(
     """{(key, block): balance after that block} for every block in which a key was touched.
 
     `transfers` are in position order; `prior(keys)` gives each key's balance before them,
-    in a dict the running sums then update in place (LatestBalances keeps it for the next
-    batch).
+    in a dict the running sums then update in place (`carried.Carried` keeps it for the
+    next batch).
     """
     deltas: list[tuple[int, Any, int]] = []
     for t in transfers:
@@ -65,68 +66,12 @@ def prior_balances(
     return {k: int(v) for k, v in found.items()}
 
 
-class LatestBalances:
-    """The latest balance of the keys a writer has lately read or written, so that each batch
-    does not ask the store again for the balances the previous one left (a 2,050-block
-    backfill asked 86,000 keys, 0.37 of the writer's ~6 CPU-s, nearly all of them holders the
-    batch before had touched).
-
-    Valid while batches come in block order, each starting right after the previous one, and
-    while what was written stays written: `begin` forgets a chain whose batch does not follow
-    on (a replay, a gap), and its owner calls `clear` when a transaction rolls back. A key not
-    held is read from the store as before. Bounded: past `limit` keys per table it starts over.
-    """
-
-    def __init__(self, limit: int = 100_000) -> None:
-        self.limit = limit
-        self._next: dict[int, int] = {}
-        self._tables: dict[tuple[int, str], dict[Any, int]] = {}
-
-    def begin(self, chain_id: int, first_block: int, last_block: int) -> None:
-        """A batch of `chain_id` covering first_block..last_block is about to be written."""
-        if self._next.get(chain_id) != first_block:
-            self._forget(chain_id)
-        self._next[chain_id] = last_block + 1
-
-    def clear(self) -> None:
-        self._next.clear()
-        self._tables.clear()
-
-    def _forget(self, chain_id: int) -> None:
-        for key in [k for k in self._tables if k[0] == chain_id]:
-            del self._tables[key]
-
-    def prior(
-        self,
-        chain_id: int,
-        table: str,
-        keys: list[Any],
-        load: Callable[[list[Any]], dict[Any, int]],
-    ) -> dict[Any, int]:
-        """Each key's balance before the batch: held ones from here, the rest by `load`.
-        The dict returned is the one held: `balance_history` runs its sums in it, so it holds
-        each key's balance after the batch once the batch is done (see `done`)."""
-        held = self._tables.setdefault((chain_id, table), {})
-        missing = [k for k in keys if k not in held]
-        if missing:
-            loaded = load(missing)
-            # A key with no row before the batch has balance 0 there: held as such too.
-            held.update({k: loaded.get(k, 0) for k in missing})
-        return held
-
-    def done(self, chain_id: int, table: str) -> None:
-        """The batch's rows are written; start over past `limit` keys."""
-        held = self._tables.get((chain_id, table))
-        if held is not None and len(held) > self.limit:
-            held.clear()
-
-
 def write_erc20_history(
     conn: Connection,
     chain_id: int,
     first_block: int,
     transfers: Sequence[TokenTransfer],
-    latest: LatestBalances | None = None,
+    carried: Carried | None = None,
 ) -> None:
     _write_history(
         conn,
@@ -137,7 +82,7 @@ def write_erc20_history(
         chain_id,
         first_block,
         transfers,
-        latest,
+        carried,
     )
 
 
@@ -146,7 +91,7 @@ def write_erc1155_history(
     chain_id: int,
     first_block: int,
     transfers: Sequence[TokenTransfer],
-    latest: LatestBalances | None = None,
+    carried: Carried | None = None,
 ) -> None:
     _write_history(
         conn,
@@ -157,7 +102,7 @@ def write_erc1155_history(
         chain_id,
         first_block,
         transfers,
-        latest,
+        carried,
     )
 
 
@@ -170,10 +115,10 @@ def _write_history(
     chain_id: int,
     first_block: int,
     transfers: Sequence[TokenTransfer],
-    latest: LatestBalances | None,
+    carried: Carried | None,
 ) -> None:
     """A balance table's rows from `transfers` (key columns then block and balance), its priors
-    from `latest` where it holds them."""
+    from `carried` where it holds them."""
 
     def load(keys: list[Any]) -> dict[Any, int]:
         return prior_balances(conn, table, key_cols, chain_id, first_block, keys)
@@ -181,12 +126,12 @@ def _write_history(
     hist = balance_history(
         transfers,
         key_of,
-        load if latest is None else (lambda keys: latest.prior(chain_id, table.name, keys, load)),
+        load if carried is None else (lambda keys: carried.prior(chain_id, table.name, keys, load)),
     )
     rows = [(chain_id, *key, block, v) for (key, block), v in hist.items()]
     dialect.bulk_insert_ignore(conn, table, columns, rows)
-    if latest is not None:
-        latest.done(chain_id, table.name)
+    if carried is not None:
+        carried.done(chain_id, table.name)
 
 
 def write_erc721_owners(

@@ -29,6 +29,7 @@ from avadata.store import balances, dialect
 from avadata.store import cursors as cursor_mod
 from avadata.store import rows as R
 from avadata.store.balances import ZERO_ADDRESS as ZERO_ADDRESS  # re-exported
+from avadata.store.carried import Carried
 from avadata.store.cursors import EVM_SOURCE
 from avadata.store.prepared import PreparedBatch, prepare
 from avadata.store.prepared import is_listed_call as is_listed_call  # re-exported
@@ -84,17 +85,20 @@ def write_prepared_in(
     *,
     source: str = EVM_SOURCE,
     after: Sequence[Callable[[Connection], None]] = (),
-    latest: balances.LatestBalances | None = None,
+    carried: Carried | None = None,
 ) -> None:
     """Write one prepared batch inside the caller's transaction: checks, rows, balances, the
-    `after` steps (appliers), then the cursor. `latest`: balances the caller's previous batches
-    left (see its doc; the caller clears it when it rolls back)."""
+    `after` steps (appliers), then the cursor. `carried`: what the caller's previous batches
+    left (see its doc; the caller clears it when it rolls back, and hands it to the appliers
+    that use it)."""
     _ensure_chain(conn, batch.chain_id, batch.has_traces)
     base_txs = _check_order_and_base(conn, batch)
+    if carried is not None:
+        carried.begin(batch.chain_id, batch.first_block, batch.last_block)
 
     _write_rows(conn, batch, base_txs)
     _write_tokens(conn, batch.chain_id, batch.tokens)
-    _write_balances(conn, batch, latest)
+    _write_balances(conn, batch, carried)
 
     for step in after:
         step(conn)
@@ -244,12 +248,8 @@ def _write_tokens(conn: Connection, chain_id: int, infos: Sequence[TokenInfo]) -
     conn.execute(stmt, list(rows.values()))
 
 
-def _write_balances(
-    conn: Connection, batch: PreparedBatch, latest: balances.LatestBalances | None
-) -> None:
+def _write_balances(conn: Connection, batch: PreparedBatch, carried: Carried | None) -> None:
     """ERC-20/1155 balance histories and ERC-721 owners from the batch's transfers."""
-    if latest is not None:
-        latest.begin(batch.chain_id, batch.first_block, batch.last_block)
     if not batch.transfers:
         return
     by_std: dict[str, list[TokenTransfer]] = defaultdict(list)
@@ -259,8 +259,8 @@ def _write_balances(
     erc721 = by_std[TokenStandard.ERC721.value]
     erc1155 = by_std[TokenStandard.ERC1155.value]
     if erc20:
-        balances.write_erc20_history(conn, batch.chain_id, batch.first_block, erc20, latest)
+        balances.write_erc20_history(conn, batch.chain_id, batch.first_block, erc20, carried)
     if erc1155:
-        balances.write_erc1155_history(conn, batch.chain_id, batch.first_block, erc1155, latest)
+        balances.write_erc1155_history(conn, batch.chain_id, batch.first_block, erc1155, carried)
     if erc721:
         balances.write_erc721_owners(conn, batch.chain_id, erc721)
