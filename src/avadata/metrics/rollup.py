@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
+from avadata.metrics.buckets import ALL_INTERVALS, HOUR, Interval, start
 from avadata.records import EvmBatch
 
 
@@ -188,17 +188,23 @@ def changes_of(
 def _participants(
     out: RollupChanges, txs: Iterable[TxLike], transfers: Iterable[TransferLike]
 ) -> None:
+    # Written out for speed (~160,000 records per bench backfill, in the fetch process): the
+    # hour inline (buckets.start's HOUR case) and the sets' add methods bound once.
+    active, senders = out.active.add, out.senders.add
     for t in txs:
-        hour = start(t.block_timestamp, Interval.HOUR)
-        out.active.add((hour, t.from_address))
-        out.senders.add((hour, t.from_address))
+        ts = t.block_timestamp
+        hour = ts - ts % HOUR
+        sender = t.from_address
+        active((hour, sender))
+        senders((hour, sender))
         if t.to_address is not None:
-            out.active.add((hour, t.to_address))
+            active((hour, t.to_address))
     for tr in transfers:
-        hour = start(tr.block_timestamp, Interval.HOUR)
-        out.active.add((hour, tr.from_address))
-        out.active.add((hour, tr.to_address))
-        out.senders.add((hour, tr.from_address))
+        ts = tr.block_timestamp
+        hour = ts - ts % HOUR
+        active((hour, tr.from_address))
+        active((hour, tr.to_address))
+        senders((hour, tr.from_address))
 
 
 def bucket_sums(blocks: Iterable[BlockStats]) -> dict[tuple[Interval, int], BucketSums]:
