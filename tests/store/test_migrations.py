@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from avadata.store.engine import make_engine
-from avadata.store.migrate import HEAD, alembic_config, heads, migrate
+from avadata.store.migrate import HEAD, heads, migrate, upgrade_through_history
 from avadata.store.schema import metadata
 from tests.store.conftest import ENGINES
 from tests.support import pg_cluster as pgc
@@ -32,9 +31,7 @@ def _through_history(url: str) -> None:
     eng = make_engine(url)
     try:
         with eng.begin() as conn:
-            cfg = alembic_config()
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+            upgrade_through_history(conn)
     finally:
         eng.dispose()
 

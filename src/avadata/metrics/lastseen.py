@@ -19,6 +19,7 @@ only for the others.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection
@@ -31,24 +32,17 @@ from avadata.store.schema import metric_last_seen
 Member = tuple[str, str, int, str]  # (kind, interval code, bucket, address)
 
 
+@dataclass(slots=True)
 class LastSeen:
-    """The last-seen rows of one chain scope, within one batch's write."""
+    """The last-seen rows of one chain scope, within one batch's write: counts go to `deltas`,
+    new base rows are returned when `members` (the aggregates' cascade needs them)."""
 
-    def __init__(
-        self,
-        conn: Connection,
-        chain_id: int,
-        scope: str,
-        deltas: Any,
-        members: bool,
-        carried: Carried | None = None,
-    ) -> None:
-        self.conn = conn
-        self.chain_id = chain_id
-        self.scope = scope
-        self.deltas = deltas
-        self.members = members
-        self.carried = carried
+    conn: Connection
+    chain_id: int
+    scope: str
+    deltas: Any
+    members: bool
+    carried: Carried | None = None
 
     def _stored(self, kind: str, addresses: list[str]) -> dict[str, int | None]:
         """Each address's stored last bucket (None: no row), from what the earlier batches

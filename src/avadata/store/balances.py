@@ -14,7 +14,7 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Table, tuple_
 
@@ -66,70 +66,49 @@ def prior_balances(
     return {k: int(v) for k, v in found.items()}
 
 
-def write_erc20_history(
+class HistoryTable(NamedTuple):
+    """A balance history table: its columns (key columns, then block and balance), its key
+    columns, and a transfer's key for one of its two holders."""
+
+    table: Table
+    columns: tuple[str, ...]
+    key_cols: tuple[str, ...]
+    key_of: Callable[[TokenTransfer, str], tuple[Any, ...]]
+
+
+ERC20_HISTORY = HistoryTable(
+    erc20_balances, ERC20_BALANCE_COLUMNS, ("token", "holder"), lambda t, h: (t.token, h)
+)
+ERC1155_HISTORY = HistoryTable(
+    erc1155_balances,
+    ERC1155_BALANCE_COLUMNS,
+    ("token", "token_id", "holder"),
+    lambda t, h: (t.token, t.token_id, h),
+)
+
+
+def write_history(
     conn: Connection,
+    spec: HistoryTable,
     chain_id: int,
     first_block: int,
     transfers: Sequence[TokenTransfer],
     carried: Carried | None = None,
 ) -> None:
-    _write_history(
-        conn,
-        erc20_balances,
-        ERC20_BALANCE_COLUMNS,
-        ("token", "holder"),
-        lambda t, holder: (t.token, holder),
-        chain_id,
-        first_block,
-        transfers,
-        carried,
-    )
-
-
-def write_erc1155_history(
-    conn: Connection,
-    chain_id: int,
-    first_block: int,
-    transfers: Sequence[TokenTransfer],
-    carried: Carried | None = None,
-) -> None:
-    _write_history(
-        conn,
-        erc1155_balances,
-        ERC1155_BALANCE_COLUMNS,
-        ("token", "token_id", "holder"),
-        lambda t, holder: (t.token, t.token_id, holder),
-        chain_id,
-        first_block,
-        transfers,
-        carried,
-    )
-
-
-def _write_history(
-    conn: Connection,
-    table: Table,
-    columns: tuple[str, ...],
-    key_cols: tuple[str, ...],
-    key_of: Callable[[TokenTransfer, str], tuple[Any, ...]],
-    chain_id: int,
-    first_block: int,
-    transfers: Sequence[TokenTransfer],
-    carried: Carried | None,
-) -> None:
-    """A balance table's rows from `transfers` (key columns then block and balance), its priors
-    from `carried` where it holds them."""
+    """A balance table's rows from `transfers` (ERC-20 ones into ERC20_HISTORY, ERC-1155 ones
+    into ERC1155_HISTORY), its priors from `carried` where it holds them."""
+    table = spec.table
 
     def load(keys: list[Any]) -> dict[Any, int]:
-        return prior_balances(conn, table, key_cols, chain_id, first_block, keys)
+        return prior_balances(conn, table, spec.key_cols, chain_id, first_block, keys)
 
     hist = balance_history(
         transfers,
-        key_of,
+        spec.key_of,
         load if carried is None else (lambda keys: carried.prior(chain_id, table.name, keys, load)),
     )
     rows = [(chain_id, *key, block, v) for (key, block), v in hist.items()]
-    dialect.bulk_insert_ignore(conn, table, columns, rows)
+    dialect.bulk_insert_ignore(conn, table, spec.columns, rows)
     if carried is not None:
         carried.done(chain_id, table.name)
 

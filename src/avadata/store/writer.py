@@ -259,8 +259,12 @@ def _write_balances(conn: Connection, batch: PreparedBatch, carried: Carried | N
     erc721 = by_std[TokenStandard.ERC721.value]
     erc1155 = by_std[TokenStandard.ERC1155.value]
     if erc20:
-        balances.write_erc20_history(conn, batch.chain_id, batch.first_block, erc20, carried)
+        balances.write_history(
+            conn, balances.ERC20_HISTORY, batch.chain_id, batch.first_block, erc20, carried
+        )
     if erc1155:
-        balances.write_erc1155_history(conn, batch.chain_id, batch.first_block, erc1155, carried)
+        balances.write_history(
+            conn, balances.ERC1155_HISTORY, batch.chain_id, batch.first_block, erc1155, carried
+        )
     if erc721:
         balances.write_erc721_owners(conn, batch.chain_id, erc721)
