@@ -4,6 +4,9 @@ right, ignored when it is not, the same rows either way; the node's call log tel
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -41,27 +44,47 @@ def _traced_blocks(proxy: FaultProxy) -> Counter[int]:
     )
 
 
-def _index_with_hint(devnet_chain, engine, hint_chunk: int) -> Counter[int]:
+def _index_with_hint(devnet_chain, engine, hint_chunk: int) -> FaultProxy:
     with FaultProxy(devnet_chain.rpc_url, rate=0.0) as proxy:
         db_url = engine.url.render_as_string(hide_password=False)
         warm.start([warm.Hint(proxy.url, db_url, hint_chunk)])
         asyncio.run(index_chains(engine, [proxy.url], RunOptions(once=True, chunk_blocks=CHUNK)))
-    return _traced_blocks(proxy)
+    return proxy
+
+
+def _asked(proxy: FaultProxy, method: str) -> int:
+    return sum(n for (m, _), n in proxy.forwarded.items() if m == method)
 
 
 def test_a_right_guess_is_used(devnet_chain, engine_factory, clean) -> None:
     engine = engine_factory()
-    traced = _index_with_hint(devnet_chain, engine, CHUNK)
+    proxy = _index_with_hint(devnet_chain, engine, CHUNK)
+    traced = _traced_blocks(proxy)
     assert_same_rows(dump(engine), clean[1])
     # Every block fetched exactly once: the chunks fetched ahead were the ones written.
     assert set(traced) == set(range(devnet_chain.head + 1))
     assert set(traced.values()) == {1}
+    # The chain ID and head the fetch process asked for its guess served the parent too: the
+    # node was asked them as often as in a run without a guess, where only the parent asks
+    # (and the fetch process asks the head again per chunk, for native balances, in both).
+    unhinted = _unhinted(devnet_chain, engine_factory, clean)
+    assert _asked(proxy, "eth_chainId") == _asked(unhinted, "eth_chainId") == 1
+    assert _asked(proxy, "eth_blockNumber") == _asked(unhinted, "eth_blockNumber")
+
+
+def _unhinted(devnet_chain, engine_factory, clean) -> FaultProxy:
+    """A backfill whose fetch process starts on first use, with no hint (so no guess)."""
+    engine = engine_factory()
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0) as proxy:
+        asyncio.run(index_chains(engine, [proxy.url], RunOptions(once=True, chunk_blocks=CHUNK)))
+    assert_same_rows(dump(engine), clean[1])
+    return proxy
 
 
 def test_a_wrong_guess_costs_a_second_fetch_and_no_row(devnet_chain, engine_factory, clean) -> None:
     engine = engine_factory()
     # Chunks of 7 guessed, 20 asked: none of the three chunks fetched ahead is cut the same way.
-    traced = _index_with_hint(devnet_chain, engine, 7)
+    traced = _traced_blocks(_index_with_hint(devnet_chain, engine, 7))
     assert_same_rows(dump(engine), clean[1])
     # Every block fetched the ordinary way; a block fetched ahead (the guess covered 0-20) at
     # most once more. How many of those were asked before the parent's run ended and dropped
@@ -81,3 +104,34 @@ def test_resume_block_reads_the_store_and_creates_nothing(devnet_chain, clean, t
     missing = tmp_path / "none.db"
     assert resume_block(f"sqlite:///{missing}", devnet_chain.chain_id) == 0
     assert not missing.exists()
+
+
+# `avadata index` as the command line runs it, then whether the HTTP client was ever loaded.
+_INDEX_THEN_PROBE = """
+import sys
+from avadata.cli.main import main
+try:
+    main()
+except SystemExit as exc:
+    print(exc.code, "aiohttp" in sys.modules)
+"""
+
+
+def test_a_backfill_with_its_fetch_process_ahead_never_loads_the_http_client(
+    devnet_chain, tmp_path
+) -> None:
+    # The parent sends the node nothing itself (above), so aiohttp (~0.12 s of its start)
+    # stays out of it; the fetch process loads it.
+    db = tmp_path / "probe.db"
+    argv = ["index", "--rpc", devnet_chain.rpc_url, "--db", f"sqlite:///{db}", "--once"]
+    out = subprocess.run(
+        [sys.executable, "-c", _INDEX_THEN_PROBE, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert out.stdout.split()[-2:] == ["0", "False"], out.stderr
+    with sqlite3.connect(db) as conn:
+        (last,) = conn.execute("SELECT block_number FROM cursors").fetchone()
+    assert last == devnet_chain.head

@@ -147,22 +147,31 @@ class EvmIndexer:
             await asyncio.to_thread(self.sink.flush)
         return stop + 1
 
-    async def backfill(self) -> int:
-        head = await self.source.head()
+    async def backfill(self, head: int | None = None) -> int:
+        """Index up to the node's head (`head` when the caller knows it already)."""
+        if head is None:
+            head = await self.source.head()
         return await self.run_to(head)
 
     async def follow(
-        self, poll_seconds: float = 2.0, stop_event: asyncio.Event | None = None
+        self,
+        poll_seconds: float = 2.0,
+        stop_event: asyncio.Event | None = None,
+        *,
+        head: int | None = None,
     ) -> None:
-        """Backfill, then keep up with new blocks until `stop_event` is set.
+        """Backfill, then keep up with new blocks until `stop_event` is set (`head`: the
+        node's head when the caller knows it already; later polls ask).
 
         A node that stays unreachable past the client's retries does not end the follower: it
         waits and tries again as `outage.py` says. A reorg (ContinuityError) and store errors
         still end it: retrying cannot fix those."""
         wait = poll_seconds
+        known = head
         while stop_event is None or not stop_event.is_set():
             try:
-                head = await self.source.head()
+                head = known if known is not None else await self.source.head()
+                known = None
                 start, _ = self.resume_point()
                 if head >= start:
                     await self.run_to(head)

@@ -27,7 +27,7 @@ from avadata.errors import AvadataError, SourceError
 from avadata.indexer.chunking import chunks
 from avadata.indexer.enrich import AskedAtHead, NativeBalanceMode, enrich
 from avadata.indexer.prefetch import Prefetch
-from avadata.indexer.warm import take
+from avadata.indexer.warm import ChainFacts, Child, take
 from avadata.records import EvmBatch, RawBlock
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
@@ -167,12 +167,33 @@ class LocalFeed:
         return None
 
 
-class ProcessFeed:
-    """The feed in a child process (one `warm.start` began, else started on first use), reused
-    for every range after, and replaced for the next range if it dies."""
+async def chain_facts(child: Child, rpc_url: str) -> ChainFacts | None:
+    """What `child`, hinted at `rpc_url`, learnt of its node first thing (warm.ChainFacts);
+    None when it has no such hint, its node did not answer, or it died. Read before the child
+    gets its FeedConfig, which needs the chain ID."""
+    if child.hint is None:
+        return None
+    while True:
+        try:
+            msg = await asyncio.to_thread(child.out.get, True, 1.0)
+        except (EOFError, OSError):
+            return None  # dead: the feed finds out and replaces it
+        except queue.Empty:
+            if not child.process.is_alive():
+                return None
+            continue
+        facts: ChainFacts | None = msg[2] if msg[0] == "facts" else None
+        return facts if child.hint.rpc_url == rpc_url else None
 
-    def __init__(self, config: FeedConfig) -> None:
+
+class ProcessFeed:
+    """The feed in a child process (`child` when given, else one `warm.start` began, else
+    started on first use), reused for every range after, and replaced for the next range if it
+    dies."""
+
+    def __init__(self, config: FeedConfig, child: Child | None = None) -> None:
         self.config = config
+        self._child = child
         self._process: Any = None
         self._jobs: Any = None
         self._out: Any = None
@@ -190,7 +211,7 @@ class ProcessFeed:
             self._start()
 
     def _start(self) -> None:
-        child = take(self.config.rpc_url)
+        child, self._child = self._child or take(self.config.rpc_url), None
         child.process.name = f"avadata-fetch-{self.config.chain_id}"
         child.jobs.put(self.config)
         self._process, self._jobs, self._out = child.process, child.jobs, child.out

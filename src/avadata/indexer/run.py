@@ -14,8 +14,9 @@ from sqlalchemy import Engine
 
 from avadata.indexer.enrich import NativeBalanceMode
 from avadata.indexer.evm import EvmIndexer, Feed, IndexerOptions, Progress
-from avadata.indexer.pipeline import FeedConfig, LocalFeed, ProcessFeed
+from avadata.indexer.pipeline import FeedConfig, LocalFeed, ProcessFeed, chain_facts
 from avadata.indexer.sink import Applier, StoreSink
+from avadata.indexer.warm import take
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 
@@ -64,12 +65,19 @@ async def index_chains(
         for url in rpc_urls
     ]
     indexers: list[EvmIndexer] = []
+    # Each node's head as its fetch process asked it, when it did (the first range ends there).
+    heads: list[int | None] = []
     feeds: list[Feed] = []
     try:
         write_lock = asyncio.Lock()
         for url, client in zip(rpc_urls, clients, strict=True):
             source = EvmSource(client)
-            chain_id = await source.chain_id()
+            child = take(url) if options.fetch_process else None
+            # A fetch process started ahead asked the node these already (warm.py): this
+            # process then sends none of its own in a backfill.
+            facts = await chain_facts(child, url) if child is not None else None
+            chain_id = facts.chain_id if facts is not None else await source.chain_id()
+            heads.append(facts.head if facts is not None else None)
             config = FeedConfig(
                 rpc_url=url,
                 chain_id=chain_id,
@@ -81,8 +89,8 @@ async def index_chains(
                 retry=options.retry,
             )
             feed: Feed
-            if options.fetch_process:
-                process_feed = ProcessFeed(config)
+            if child is not None:
+                process_feed = ProcessFeed(config, child)
                 process_feed.start()
                 feed = process_feed
             else:
@@ -104,10 +112,13 @@ async def index_chains(
         timer = asyncio.create_task(_flush_stalled(sink, write_lock))
         try:
             if options.once:
-                await asyncio.gather(*(i.backfill() for i in indexers))
+                await asyncio.gather(*(i.backfill(h) for i, h in zip(indexers, heads, strict=True)))
             else:
                 await asyncio.gather(
-                    *(i.follow(options.poll_seconds, stop_event) for i in indexers)
+                    *(
+                        i.follow(options.poll_seconds, stop_event, head=h)
+                        for i, h in zip(indexers, heads, strict=True)
+                    )
                 )
         finally:
             timer.cancel()

@@ -8,6 +8,10 @@ and asks each node its chain ID; the child then waits for its FeedConfig (the fi
 its job queue) and serves jobs as `pipeline.ProcessFeed` describes. Started at first use
 instead, a child began fetching about 0.5 s later (docs/benchmarks.md).
 
+A hinted child also sends the parent what it asked the node first thing (`ChainFacts`: chain
+ID and head), so the parent need not ask them itself: it then sends no request of its own in a
+backfill and never loads the HTTP client (~0.12 s of its start, docs/benchmarks.md).
+
 Invariants: a child dies with its parent (PR_SET_PDEATHSIG), so a started child nobody takes
 ends with the indexer; only the child writes to its result queue.
 """
@@ -42,10 +46,21 @@ class Hint:
 
 
 @dataclass(frozen=True, slots=True)
+class ChainFacts:
+    """What a hinted child's node answered first thing: the first message on its result queue
+    (None there when the node did not answer the guess)."""
+
+    chain_id: int
+    head: int
+
+
+@dataclass(frozen=True, slots=True)
 class Child:
     process: Any
     jobs: Any  # the FeedConfig first, then (job id, start, stop, known tokens) or None to stop
-    out: Any  # ("batch" | "done" | "error", job id, payload, has_traces)
+    # A hinted child's ("facts", 0, ChainFacts | None, None) first; then ("batch" | "done" |
+    # "error", job id, payload, has_traces).
+    out: Any
     hint: Hint | None = None
 
 

@@ -5,7 +5,10 @@ Sources stage: this module only fetches; nothing is parsed beyond JSON.
 HTTP is aiohttp's: its C parser reads a multi-megabyte batch answer in a few large pieces,
 where httpx (still used for the short requests elsewhere) went through its Python layers for
 every 64 KB: reading the bench chain's 309 MB of answers (103,088 transactions) took httpx 1.5
-CPU-seconds and aiohttp 0.6 (docs/benchmarks.md).
+CPU-seconds and aiohttp 0.6 (docs/benchmarks.md). It is imported on a client's first request,
+not with this module: `avadata index` makes a client per node but, with a fetch process that
+already asked the node what it needs (indexer/prefetch.py), may never send a request itself,
+and aiohttp is ~0.12 s of its start.
 
 Retried (with exponential backoff and jitter, up to `max_attempts`): connection errors, timeouts,
 HTTP 408, 425, 429 and 5xx (a `Retry-After` header is honoured), and bodies that are not whole
@@ -19,17 +22,18 @@ import asyncio
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import orjson
-import yarl
-from aiohttp.helpers import get_env_proxy_for_url
 
 from avadata.errors import RpcError, RpcRefused, RpcTransportError, SourceError
 
 Call = tuple[str, Sequence[Any] | dict[str, Any]]
 _JSON = {"Content-Type": "application/json"}
+
+if TYPE_CHECKING:
+    import aiohttp
+    import yarl
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +84,7 @@ class JsonRpcClient:
         self.max_batch = max_batch
         self.retry = retry or RetryPolicy()
         self._max_in_flight = max_in_flight
-        self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self._timeout = timeout
         self._semaphore = asyncio.Semaphore(max_in_flight)
         # Made on first use: a session belongs to the event loop it was made in.
         self._session: aiohttp.ClientSession | None = None
@@ -96,10 +100,12 @@ class JsonRpcClient:
             # must not open a session nobody would close, nor retry (not a transport error).
             raise SourceError(f"{self.url}: the client is closed")
         if self._session is None:
+            import aiohttp
+
             self._proxy, self._proxy_auth = _env_proxy(self.url)
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._max_in_flight),
-                timeout=self._timeout,
+                timeout=aiohttp.ClientTimeout(total=self._timeout),
             )
         return self._session
 
@@ -195,6 +201,8 @@ class JsonRpcClient:
         return out
 
     async def _post(self, body: bytes, expected: int) -> list[Any]:
+        import aiohttp  # imported on the first request (the module doc), a lookup after
+
         last: Exception | None = None
         for attempt in range(self.retry.max_attempts):
             if attempt:
@@ -263,6 +271,9 @@ def _env_proxy(url: str) -> tuple[yarl.URL | None, aiohttp.BasicAuth | None]:
     """The proxy HTTP(S)_PROXY and NO_PROXY give `url` (as httpx's default honours them), looked
     up once per client: aiohttp's `trust_env` looks it up, with ~/.netrc, on every request,
     ~0.65 ms of CPU each (a few thousand requests per backfill of the bench chain)."""
+    import yarl
+    from aiohttp.helpers import get_env_proxy_for_url
+
     try:
         return get_env_proxy_for_url(yarl.URL(url))
     except LookupError:
