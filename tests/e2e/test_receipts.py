@@ -18,6 +18,7 @@ from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
 from avadata.sources.receipts import (
     GasSearch,
+    RefundOdds,
     WholeBlock,
     block_gas,
     implied_positions,
@@ -229,6 +230,39 @@ def test_refunded_gas_is_found_with_few_receipts(devnet_chain) -> None:
     assert source.receipt_refetches == 0
     wholly = {p.strip('"') for (m, p) in proxy.forwarded if m == "eth_getBlockReceipts"}
     assert not wholly & {raw.block["number"] for raw in searched}
+
+
+def _search_all(raws: list[Any], receipts: list[list[Any]], odds: RefundOdds | None):
+    """Every gas search of the chain, in block order, each probe answered with the node's own
+    receipt: (the searched blocks' gas, the node's gas for them, receipts asked)."""
+    found, truth, asked = [], [], 0
+    for raw, rs in zip(raws, receipts, strict=True):
+        search = block_gas(raw.block, raw.trace_style, raw.traces, odds)
+        if not isinstance(search, GasSearch):
+            continue
+        while probes := search.next_probes():
+            for p in probes:
+                asked += 1
+                search.learn(p, rs[p])
+        result = search.result()
+        found.append(None if result is None else result.gas)
+        truth.append([int(r["gasUsed"], 16) for r in rs])
+    return found, truth, asked
+
+
+def test_the_search_asks_likely_refunds_first_and_finds_the_same_gas(devnet_chain) -> None:
+    # RefundOdds only picks which receipt to ask: the gas found is the node's either way, and
+    # asking the methods that earned refunds before first takes fewer receipts than halving.
+    numbers = list(range(devnet_chain.head + 1))
+    raws, _ = _fetch(devnet_chain.rpc_url, numbers)
+    receipts = Node(devnet_chain.rpc_url).batch(
+        [("eth_getBlockReceipts", [hex(n)]) for n in numbers]
+    )
+    halved, truth, halving_asked = _search_all(raws, receipts, None)
+    guided, _, guided_asked = _search_all(raws, receipts, RefundOdds())
+    assert len(truth) >= 10  # blocks with refunds to search
+    assert halved == guided == truth
+    assert guided_asked < halving_asked
 
 
 class _NoCumulativeGas(JsonRpcClient):

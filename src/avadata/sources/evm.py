@@ -29,6 +29,7 @@ from avadata.records import RawBlock, TraceStyle
 from avadata.sources.jsonrpc import Call, JsonRpcClient, RpcResult
 from avadata.sources.receipts import (
     GasSearch,
+    RefundOdds,
     block_gas,
     gas_adds_up,
     hex_quantity,
@@ -80,6 +81,8 @@ class EvmSource:
         # Receipts implied by traces instead of fetched (receipts.py); off = fetch every one.
         self.imply_receipts = imply_receipts
         self.implied_receipts = 0
+        # Which methods earned refunds in the gas searches so far (receipts.RefundOdds).
+        self.refund_odds = RefundOdds()
         # False once the node refused eth_getLogs as missing: whole blocks are then not implied.
         self._logs_ok = True
         self.receipt_refetches = 0
@@ -136,7 +139,9 @@ class EvmSource:
         self, blocks: list[dict[str, Any]], traces: list[tuple[TraceStyle, list[Any]]]
     ) -> list[RawBlock]:
         gas = [
-            block_gas(b, style, tr) if self.imply_receipts and self._logs_ok else None
+            block_gas(b, style, tr, self.refund_odds)
+            if self.imply_receipts and self._logs_ok
+            else None
             for b, (style, tr) in zip(blocks, traces, strict=True)
         ]
         whole = [i for i, g in enumerate(gas) if g is not None]

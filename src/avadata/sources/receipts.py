@@ -16,9 +16,9 @@ gas used is what the header checks:
   both ways: chains before Prague do not have it). Each guess is at least the truth, so guesses
   that add up to the header's gasUsed are all exact. When they add up to more, some
   transaction earned a refund (a storage slot cleared) and `GasSearch` finds which with a few
-  receipts, each telling the cumulative gas around its transaction (on the bench chain 8,789
-  receipts instead of the 43,923 contract calls' in the 1,510 blocks with refunds: anvil's
-  CPU -1.9 s). The logs must then make the header's logsBloom (a node with its log index
+  receipts, each telling the cumulative gas around its transaction (on the bench chain 6,009
+  receipts instead of the 43,923 contract calls' in the 1,511 blocks with refunds: anvil's
+  CPU -2.2 s). The logs must then make the header's logsBloom (a node with its log index
   pruned answers none), else the block's receipts are fetched. Of the bench chain's 2,050
   blocks 539 add up with parity traces alone.
 - One transaction (`implied_positions`), in the blocks that do not add up: a *plain* transfer
@@ -202,7 +202,10 @@ class WholeBlock(NamedTuple):
 
 
 def block_gas(
-    block: dict[str, Any], style: TraceStyle, traces: list[Any]
+    block: dict[str, Any],
+    style: TraceStyle,
+    traces: list[Any],
+    odds: RefundOdds | None = None,
 ) -> WholeBlock | GasSearch | None:
     """Each transaction's gasUsed when the traces tell all of them and they add up to the
     header's (module doc); a GasSearch when parity's upper bounds add up to more (a refund
@@ -241,8 +244,39 @@ def block_gas(
     if sum(floored) == header:
         return WholeBlock(style, roots, floored)
     if sum(floored) > header:
-        return GasSearch(block, WholeBlock(style, roots, floored), plain, header)
+        return GasSearch(block, WholeBlock(style, roots, floored), plain, header, odds)
     return None  # less than the header: an upper bound that is not one (a fee rule we miss)
+
+
+def _selector(tx: dict[str, Any]) -> str:
+    return str(tx.get("input") or "0x")[:10]
+
+
+class RefundOdds:
+    """How often calls of each method (by selector) earned a refund in the blocks searched so
+    far, so a search asks about the likeliest first (`GasSearch`).
+
+    Why: a refund clears a storage slot, which some methods do far more often than others: on
+    the bench chain NFT transfers that empty a holder's balance earn nearly all of them, plain
+    ERC-20 transfers almost none. Asked about first, the likely one is often the whole refund
+    of its stretch, and its receipt settles both sides at once: 8,795 receipts for the 1,511
+    blocks with refunds become 6,009 (anvil spends ~90 us on each). A method never seen
+    counts as unlikely; with nothing learnt yet the search halves, as it did before. The odds
+    only choose which receipt to ask: the gas still comes from the receipts and the header."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, tuple[int, int]] = {}  # selector -> (calls seen, refunded)
+
+    def of(self, selector: str) -> float:
+        seen, refunded = self._counts.get(selector, (0, 0))
+        return (refunded + 0.1) / (seen + 1)
+
+    def learn(self, selectors: Sequence[str], bounds: Sequence[int], gas: Sequence[int]) -> None:
+        """A finished search: each suspect's selector, its bound and its gas (below the bound:
+        refunded)."""
+        for selector, bound, used in zip(selectors, bounds, gas, strict=True):
+            seen, refunded = self._counts.get(selector, (0, 0))
+            self._counts[selector] = (seen + 1, refunded + (used != bound))
 
 
 class GasSearch:
@@ -255,9 +289,13 @@ class GasSearch:
     gas is known, bounds that add up to the difference are all exact (none can be below the
     truth); bounds over it hold a refund, and halving the transactions that ran code in that
     stretch (a plain transfer's bound is exact) finds the refunded ones: on the bench chain
-    8,789 receipts for the 1,510 blocks with refunds, where asking every contract call's took
+    8,795 receipts for the 1,511 blocks with refunds, where asking every contract call's took
     43,923, in at most five rounds. A stretch with one such transaction left gives it the
     difference.
+
+    With `odds` (RefundOdds), a stretch's likeliest suspect is asked first when it is at least
+    as likely as the stretch's share (1 / suspects), instead of the middle one; the odds learn
+    from each search that ends. On the bench chain: 6,009 receipts, in up to eight rounds.
 
     `next_probes()` settles what the known points allow and names the positions to ask next,
     `learn()` takes each answer, `result()` gives the block's gas (None when the node's answers
@@ -265,10 +303,18 @@ class GasSearch:
     """
 
     def __init__(
-        self, block: dict[str, Any], bounds: WholeBlock, plain: list[bool], header: int
+        self,
+        block: dict[str, Any],
+        bounds: WholeBlock,
+        plain: list[bool],
+        header: int,
+        odds: RefundOdds | None = None,
     ) -> None:
         self.bounds = bounds
-        self._hashes = [tx.get("hash") for tx in block.get("transactions") or ()]
+        txs = block.get("transactions") or ()
+        self._hashes = [tx.get("hash") for tx in txs]
+        self._selectors = [_selector(tx) for tx in txs]
+        self._odds = odds
         self._plain = plain
         n = len(self._hashes)
         self._gas: list[int | None] = [None] * n
@@ -307,8 +353,18 @@ class GasSearch:
                         return []
                     self._gas[suspects[0]] = left
             else:
-                out.append(suspects[len(suspects) // 2])
+                out.append(self._pick(suspects))
         return out
+
+    def _pick(self, suspects: list[int]) -> int:
+        """The suspect to ask about: the likeliest (ties: the nearest the middle) when it is at
+        least as likely as its share, else the middle one (halving the stretch)."""
+        middle = len(suspects) // 2
+        if self._odds is None:
+            return suspects[middle]
+        odds = [self._odds.of(self._selectors[i]) for i in suspects]
+        best = max(range(len(suspects)), key=lambda j: (odds[j], -abs(j - middle)))
+        return suspects[best] if odds[best] * len(suspects) >= 1 else suspects[middle]
 
     def hash_at(self, position: int) -> Any:
         return self._hashes[position]
@@ -332,6 +388,14 @@ class GasSearch:
         gas = [g for g in self._gas if g is not None]
         if self.failed or len(gas) != len(self._gas):
             return None
+        if self._odds is not None:
+            suspects = [i for i, plain in enumerate(self._plain) if not plain]
+            self._odds.learn(
+                [self._selectors[i] for i in suspects],
+                [self.bounds.gas[i] for i in suspects],
+                [gas[i] for i in suspects],
+            )
+            self._odds = None  # learnt once
         return self.bounds._replace(gas=gas)
 
 
