@@ -35,6 +35,7 @@ from avadata.metrics.rollup import (
     block_sample,
     bucket_sums,
     changes,
+    pairs,
 )
 from avadata.metrics.scopes import scopes_for
 from avadata.metrics.sqlfast import insert_new
@@ -258,9 +259,9 @@ def materialize(conn: Connection, key: str, chain_ids: tuple[int, ...]) -> None:
     deltas: Deltas = Counter()
     for chain_id in chain_ids:
         for ch, _ in stored_changes(conn, chain_id):
-            hours: set[Member] = {(KIND_ACTIVE, _H, b, a) for b, a in ch.active}
-            hours |= {(KIND_SENDER, _H, b, a) for b, a in ch.senders}
-            days: set[Member] = {(KIND_DEPLOYER, _D, d, a) for d, a in ch.deployers}
+            hours: set[Member] = {(KIND_ACTIVE, _H, b, a) for b, a in pairs(ch.active)}
+            hours |= {(KIND_SENDER, _H, b, a) for b, a in pairs(ch.senders)}
+            days: set[Member] = {(KIND_DEPLOYER, _D, d, a) for d, a in pairs(ch.deployers)}
             _cascade(conn, [key], hours, days, deltas)
     _bump(conn, deltas)
 

@@ -18,13 +18,13 @@ only for the others.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection
 
 from avadata.metrics.buckets import DAY, Interval, month_of_day, start, week_of_day
+from avadata.metrics.rollup import Buckets
 from avadata.metrics.sqlfast import select_in, upsert_max
 from avadata.store.carried import Carried
 from avadata.store.schema import metric_last_seen
@@ -70,23 +70,20 @@ class LastSeen:
         self,
         kind: str,
         base: Interval,
-        events: Iterable[tuple[int, str]],
+        buckets: Buckets,
         first_kind: str | None,
     ) -> set[Member]:
-        """Count what is new in `events` ((bucket of `base`, address)).
+        """Count what is new in `buckets` (each address's buckets of `base`, ascending).
 
         Adds +1 to `deltas[(scope, kind, interval code, bucket)]` for every new bucket of every
         interval (hour -> day, week, month; a day base counts days only), and to
         `deltas[(scope, first_kind, "d", day)]` for first sightings. Returns the new base rows
         when `members` (the aggregates' cascade needs them), else an empty set.
         """
-        by_address: dict[str, list[int]] = {}
-        for b, a in events:
-            by_address.setdefault(a, []).append(b)
-        if not by_address:
+        if not buckets:
             return set()
         scope, deltas, members = self.scope, self.deltas, self.members
-        stored = self._stored(kind, list(by_address))
+        stored = self._stored(kind, list(buckets))
         hourly = base is Interval.HOUR
         base_code = base.code
         new: set[Member] = set()
@@ -99,12 +96,12 @@ class LastSeen:
         weeks: dict[int, int] = {}
         months: dict[int, int] = {}
         firsts: dict[int, int] = {}
-        for a, seen in by_address.items():
+        for a, seen in buckets.items():
             before = last = stored.get(a)
             if last is None and first_kind is not None:
-                day = start(min(seen), Interval.DAY)
+                day = start(seen[0], Interval.DAY)
                 firsts[day] = firsts.get(day, 0) + 1
-            for b in sorted(set(seen)) if len(seen) > 1 else seen:
+            for b in seen:
                 if last is not None and b <= last:
                     continue
                 if members:

@@ -6,7 +6,8 @@ transaction, and `rebuild.py` feeds it rows read back from the store.
 Invariants:
 - a block's additive contributions (txs, gas, fees, gas prices, contracts) are carried by one
   `BlockStats` keyed by block number, so the applier adds them only when that block is new;
-- distinct-count inputs are sets of (bucket start, address): membership is idempotent by itself;
+- distinct-count inputs are each address's distinct bucket starts, ascending: membership is
+  idempotent by itself;
 - deployer = the `from` of the creating frame (the factory for a nested CREATE), per the seed;
 - a creation counts when its frame did not revert (a reverted CREATE leaves no contract).
 """
@@ -38,15 +39,27 @@ class BlockStats:
     contracts: int
 
 
+# Each address's distinct bucket starts in a batch, ascending. Grouped here, where the batch
+# is decoded (the fetch process), rather than as (bucket, address) pairs: the writer counts
+# per address (lastseen.py), and its grouping of ~250,000 pairs per bench backfill (~0.1
+# CPU-s) and their crossing as tuples (~0.06 more) were on its side (docs/benchmarks.md).
+Buckets = dict[str, list[int]]
+
+
 @dataclass(slots=True)
 class RollupChanges:
     chain_id: int
     blocks: list[BlockStats] = field(default_factory=list)
-    # (hour start, address): from/to of txs and transfers ("a"), from only ("s").
-    active: set[tuple[int, str]] = field(default_factory=set)
-    senders: set[tuple[int, str]] = field(default_factory=set)
-    # (day start, deployer address): deployers are a day-only metric.
-    deployers: set[tuple[int, str]] = field(default_factory=set)
+    # Hours of the from/to of txs and transfers ("a"), of the from only ("s").
+    active: Buckets = field(default_factory=dict)
+    senders: Buckets = field(default_factory=dict)
+    # Days of deployers: deployers are a day-only metric.
+    deployers: Buckets = field(default_factory=dict)
+
+
+def pairs(buckets: Buckets) -> set[tuple[int, str]]:
+    """`buckets` as (bucket start, address) pairs."""
+    return {(b, a) for a, bs in buckets.items() for b in bs}
 
 
 @dataclass(slots=True)
@@ -164,9 +177,11 @@ def changes_of(
     for t in transactions:
         txs_by_block.setdefault(t.block_number, []).append(t)
     creations: dict[int, int] = {}
+    deployers: dict[str, set[int]] = {}
     for c in contracts:
         creations[c.block_number] = creations.get(c.block_number, 0) + 1
-        out.deployers.add((start(c.block_timestamp, Interval.DAY), deployer_of(c)))
+        _note(deployers, deployer_of(c), start(c.block_timestamp, Interval.DAY))
+    out.deployers = _ascending(deployers)
     for b in blocks:
         txs = txs_by_block.get(b.number, [])
         out.blocks.append(
@@ -189,22 +204,36 @@ def _participants(
     out: RollupChanges, txs: Iterable[TxLike], transfers: Iterable[TransferLike]
 ) -> None:
     # Written out for speed (~160,000 records per bench backfill, in the fetch process): the
-    # hour inline (buckets.start's HOUR case) and the sets' add methods bound once.
-    active, senders = out.active.add, out.senders.add
+    # hour inline (buckets.start's HOUR case), each address's hours in a set of its own.
+    active: dict[str, set[int]] = {}
+    senders: dict[str, set[int]] = {}
     for t in txs:
         ts = t.block_timestamp
         hour = ts - ts % HOUR
-        sender = t.from_address
-        active((hour, sender))
-        senders((hour, sender))
+        _note(active, t.from_address, hour)
+        _note(senders, t.from_address, hour)
         if t.to_address is not None:
-            active((hour, t.to_address))
+            _note(active, t.to_address, hour)
     for tr in transfers:
         ts = tr.block_timestamp
         hour = ts - ts % HOUR
-        active((hour, tr.from_address))
-        active((hour, tr.to_address))
-        senders((hour, tr.from_address))
+        _note(active, tr.from_address, hour)
+        _note(active, tr.to_address, hour)
+        _note(senders, tr.from_address, hour)
+    out.active = _ascending(active)
+    out.senders = _ascending(senders)
+
+
+def _note(buckets: dict[str, set[int]], address: str, bucket: int) -> None:
+    got = buckets.get(address)
+    if got is None:
+        buckets[address] = {bucket}
+    else:
+        got.add(bucket)
+
+
+def _ascending(sets: dict[str, set[int]]) -> Buckets:
+    return {a: sorted(bs) if len(bs) > 1 else list(bs) for a, bs in sets.items()}
 
 
 def bucket_sums(blocks: Iterable[BlockStats]) -> dict[tuple[Interval, int], BucketSums]:
