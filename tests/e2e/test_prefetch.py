@@ -7,6 +7,7 @@ import asyncio
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections import Counter
 
 import pytest
@@ -70,6 +71,23 @@ def test_a_right_guess_is_used(devnet_chain, engine_factory, clean) -> None:
     unhinted = _unhinted(devnet_chain, engine_factory, clean)
     assert _asked(proxy, "eth_chainId") == _asked(unhinted, "eth_chainId") == 1
     assert _asked(proxy, "eth_blockNumber") == _asked(unhinted, "eth_blockNumber")
+
+
+def test_a_guess_the_node_did_not_answer_leaves_the_parent_to_ask(
+    devnet_chain, engine_factory, clean
+) -> None:
+    # The node is down while the fetch process guesses (its two attempts fail, it sends no
+    # facts), then back: the parent asks the chain ID and head itself and indexes the same rows.
+    engine = engine_factory()
+    with FaultProxy(devnet_chain.rpc_url, rate=0.0) as proxy:
+        proxy.down = True
+        db_url = engine.url.render_as_string(hide_password=False)
+        warm.start([warm.Hint(proxy.url, db_url, CHUNK)])
+        threading.Timer(2.0, setattr, (proxy, "down", False)).start()
+        asyncio.run(index_chains(engine, [proxy.url], RunOptions(once=True, chunk_blocks=CHUNK)))
+    assert_same_rows(dump(engine), clean[1])
+    # Answered by the node only once it was back: the parent's own asks.
+    assert _asked(proxy, "eth_chainId") == 1
 
 
 def _unhinted(devnet_chain, engine_factory, clean) -> FaultProxy:
