@@ -8,12 +8,15 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 
 import pytest
 from sqlalchemy import func, select
 
+from avadata.indexer import run as run_module
 from avadata.indexer import warm
+from avadata.indexer.pipeline import chain_facts
 from avadata.indexer.prefetch import resume_block
 from avadata.indexer.run import RunOptions, index_chains
 from avadata.store import schema
@@ -74,19 +77,35 @@ def test_a_right_guess_is_used(devnet_chain, engine_factory, clean) -> None:
 
 
 def test_a_guess_the_node_did_not_answer_leaves_the_parent_to_ask(
-    devnet_chain, engine_factory, clean
+    devnet_chain, engine_factory, clean, monkeypatch
 ) -> None:
-    # The node is down while the fetch process guesses (its two attempts fail, it sends no
-    # facts), then back: the parent asks the chain ID and head itself and indexes the same rows.
+    # The node is down while the fetch process guesses: its chain ID and head, two attempts
+    # each, all refused, so it sends no facts. Then the node is back: the parent asks them
+    # itself and indexes the clean run's rows.
+    received = []
+
+    async def recorded(child, url):
+        received.append(await chain_facts(child, url))
+        return received[-1]
+
+    monkeypatch.setattr(run_module, "chain_facts", recorded)
     engine = engine_factory()
     with FaultProxy(devnet_chain.rpc_url, rate=0.0) as proxy:
         proxy.down = True
+
+        def back_after_the_guess() -> None:
+            deadline = time.monotonic() + 60
+            while proxy.refused < 4 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            proxy.down = False
+
         db_url = engine.url.render_as_string(hide_password=False)
         warm.start([warm.Hint(proxy.url, db_url, CHUNK)])
-        threading.Timer(2.0, setattr, (proxy, "down", False)).start()
+        threading.Thread(target=back_after_the_guess, daemon=True).start()
         asyncio.run(index_chains(engine, [proxy.url], RunOptions(once=True, chunk_blocks=CHUNK)))
+    assert received == [None]
     assert_same_rows(dump(engine), clean[1])
-    # Answered by the node only once it was back: the parent's own asks.
+    # Answered by the node only once it was back: the parent's own ask.
     assert _asked(proxy, "eth_chainId") == 1
 
 

@@ -43,8 +43,9 @@ class FaultProxy:
         self.batch_answer_cap = batch_answer_cap
         # Calls answered "response too large" (batch_answer_cap).
         self.cut_off = 0
-        # While set, every request is answered 503 (a node restarting).
+        # While set, every request is answered 503 (a node restarting); counted in `refused`.
         self.down = False
+        self.refused = 0
         self.rng = random.Random(seed)
         self.rate = rate
         self.delay = delay
@@ -63,6 +64,8 @@ class FaultProxy:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 if proxy.down:
+                    with proxy._lock:
+                        proxy.refused += 1
                     return self._send(503, b"node restarting")
                 fault = proxy._draw()
                 if proxy.latency:

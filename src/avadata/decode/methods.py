@@ -38,7 +38,12 @@ def classify(to_address: str | None, input_data: str) -> tuple[CallType, str, st
     """
     if to_address is None:
         return CallType.CONTRACT_CREATION, "", CONTRACT_CREATED_NAME
-    if len(input_data) < 10:
+    method = selector(input_data)
+    if not method:
         return CallType.NATIVE_TRANSFER, "", NATIVE_TRANSFER_NAME
-    selector = input_data[:10].lower()
-    return CallType.CONTRACT_CALL, selector, signature_table().get(selector)
+    return CallType.CONTRACT_CALL, method, signature_table().get(method)
+
+
+def selector(input_data: str) -> str:
+    """A call's method selector ("0x" and 4 bytes, lower case); "" for input shorter than it."""
+    return input_data[:10].lower() if len(input_data) >= 10 else ""

@@ -167,23 +167,37 @@ class LocalFeed:
         return None
 
 
+class _ChildGone(Exception):
+    """A fetch process ended: mid-message, or with this exit code."""
+
+
+async def _receive(out: Any, process: Any, wait: bool = True) -> Any:
+    """A fetch process's next message on `out`; None if `wait` is off and there is none yet.
+    Raises _ChildGone once the process is gone."""
+    while True:
+        try:
+            return await asyncio.to_thread(out.get, wait, 1.0)
+        except (EOFError, OSError):  # EOF at or inside a message
+            raise _ChildGone("ended mid-message") from None
+        except queue.Empty:
+            if not wait:
+                return None
+            if not process.is_alive():
+                raise _ChildGone(f"ended (exit code {process.exitcode})") from None
+
+
 async def chain_facts(child: Child, rpc_url: str) -> ChainFacts | None:
     """What `child`, hinted at `rpc_url`, learnt of its node first thing (warm.ChainFacts);
     None when it has no such hint, its node did not answer, or it died. Read before the child
     gets its FeedConfig, which needs the chain ID."""
     if child.hint is None:
         return None
-    while True:
-        try:
-            msg = await asyncio.to_thread(child.out.get, True, 1.0)
-        except (EOFError, OSError):
-            return None  # dead: the feed finds out and replaces it
-        except queue.Empty:
-            if not child.process.is_alive():
-                return None
-            continue
-        facts: ChainFacts | None = msg[2] if msg[0] == "facts" else None
-        return facts if child.hint.rpc_url == rpc_url else None
+    try:
+        msg = await _receive(child.out, child.process)
+    except _ChildGone:
+        return None  # the feed finds out and replaces it
+    facts: ChainFacts | None = msg[2] if msg[0] == "facts" else None
+    return facts if child.hint.rpc_url == rpc_url else None
 
 
 class ProcessFeed:
@@ -221,25 +235,15 @@ class ProcessFeed:
         none yet."""
         while True:
             try:
-                msg: tuple[str, int, Any, bool | None] = await asyncio.to_thread(
-                    self._out.get, wait, 1.0
+                msg: tuple[str, int, Any, bool | None] | None = await _receive(
+                    self._out, self._process, wait
                 )
-            except (EOFError, OSError):  # EOF at or inside a message
+            except _ChildGone as gone:
                 self._forget_child()
                 raise SourceError(
-                    f"chain {self.config.chain_id}: the fetch process ended mid-message"
+                    f"chain {self.config.chain_id}: the fetch process {gone}"
                 ) from None
-            except queue.Empty:
-                if not wait:
-                    return None
-                if not self._process.is_alive():
-                    code = self._process.exitcode
-                    self._forget_child()
-                    raise SourceError(
-                        f"chain {self.config.chain_id}: the fetch process ended (exit code {code})"
-                    ) from None
-                continue
-            if msg[1] == self._job:
+            if msg is None or msg[1] == self._job:
                 return msg
             # A message of an abandoned range: dropped.
 

@@ -30,12 +30,12 @@ from avadata.metrics import lastseen
 from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
 from avadata.metrics.rollup import (
     BlockStats,
+    Buckets,
     BucketSums,
     RollupChanges,
     block_sample,
     bucket_sums,
     changes,
-    pairs,
 )
 from avadata.metrics.scopes import scopes_for
 from avadata.metrics.sqlfast import insert_new
@@ -259,11 +259,14 @@ def materialize(conn: Connection, key: str, chain_ids: tuple[int, ...]) -> None:
     deltas: Deltas = Counter()
     for chain_id in chain_ids:
         for ch, _ in stored_changes(conn, chain_id):
-            hours: set[Member] = {(KIND_ACTIVE, _H, b, a) for b, a in pairs(ch.active)}
-            hours |= {(KIND_SENDER, _H, b, a) for b, a in pairs(ch.senders)}
-            days: set[Member] = {(KIND_DEPLOYER, _D, d, a) for d, a in pairs(ch.deployers)}
+            hours = _members(KIND_ACTIVE, _H, ch.active) | _members(KIND_SENDER, _H, ch.senders)
+            days = _members(KIND_DEPLOYER, _D, ch.deployers)
             _cascade(conn, [key], hours, days, deltas)
     _bump(conn, deltas)
+
+
+def _members(kind: str, code: str, buckets: Buckets) -> set[Member]:
+    return {(kind, code, b, a) for a, bs in buckets.items() for b in bs}
 
 
 def _insert_members(conn: Connection, scope: str, keys: set[Member], deltas: Deltas) -> set[Member]:

@@ -57,11 +57,6 @@ class RollupChanges:
     deployers: Buckets = field(default_factory=dict)
 
 
-def pairs(buckets: Buckets) -> set[tuple[int, str]]:
-    """`buckets` as (bucket start, address) pairs."""
-    return {(b, a) for a, bs in buckets.items() for b in bs}
-
-
 @dataclass(slots=True)
 class BucketSums:
     """Additive sums of one (interval, bucket); `merge` folds a block in."""
@@ -233,7 +228,7 @@ def _note(buckets: dict[str, set[int]], address: str, bucket: int) -> None:
 
 
 def _ascending(sets: dict[str, set[int]]) -> Buckets:
-    return {a: sorted(bs) if len(bs) > 1 else list(bs) for a, bs in sets.items()}
+    return {a: sorted(bs) for a, bs in sets.items()}
 
 
 def bucket_sums(blocks: Iterable[BlockStats]) -> dict[tuple[Interval, int], BucketSums]:

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 from eth_hash.auto import keccak
 
+from avadata.decode.methods import selector
 from avadata.decode.traces import (
     PLAIN_GAS,
     PLAIN_TYPES,
@@ -248,10 +249,6 @@ def block_gas(
     return None  # less than the header: an upper bound that is not one (a fee rule we miss)
 
 
-def _selector(tx: dict[str, Any]) -> str:
-    return str(tx.get("input") or "0x")[:10]
-
-
 class RefundOdds:
     """How often calls of each method (by selector) earned a refund in the blocks searched so
     far, so a search asks about the likeliest first (`GasSearch`).
@@ -267,16 +264,16 @@ class RefundOdds:
     def __init__(self) -> None:
         self._counts: dict[str, tuple[int, int]] = {}  # selector -> (calls seen, refunded)
 
-    def of(self, selector: str) -> float:
-        seen, refunded = self._counts.get(selector, (0, 0))
+    def of(self, method: str) -> float:
+        seen, refunded = self._counts.get(method, (0, 0))
         return (refunded + 0.1) / (seen + 1)
 
     def learn(self, selectors: Sequence[str], bounds: Sequence[int], gas: Sequence[int]) -> None:
         """A finished search: each suspect's selector, its bound and its gas (below the bound:
         refunded)."""
-        for selector, bound, used in zip(selectors, bounds, gas, strict=True):
-            seen, refunded = self._counts.get(selector, (0, 0))
-            self._counts[selector] = (seen + 1, refunded + (used != bound))
+        for method, bound, used in zip(selectors, bounds, gas, strict=True):
+            seen, refunded = self._counts.get(method, (0, 0))
+            self._counts[method] = (seen + 1, refunded + (used != bound))
 
 
 class GasSearch:
@@ -313,7 +310,7 @@ class GasSearch:
         self.bounds = bounds
         txs = block.get("transactions") or ()
         self._hashes = [tx.get("hash") for tx in txs]
-        self._selectors = [_selector(tx) for tx in txs]
+        self._selectors = [selector(str(tx.get("input") or "0x")) for tx in txs]
         self._odds = odds
         self._plain = plain
         n = len(self._hashes)
