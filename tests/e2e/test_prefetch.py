@@ -103,10 +103,11 @@ def test_a_guess_the_node_did_not_answer_leaves_the_parent_to_ask(
         warm.start([warm.Hint(proxy.url, db_url, CHUNK)])
         threading.Thread(target=back_after_the_guess, daemon=True).start()
         asyncio.run(index_chains(engine, [proxy.url], RunOptions(once=True, chunk_blocks=CHUNK)))
+    # No facts, yet the clean run's rows: the parent asked the chain ID and head itself (how
+    # often the node answered eth_chainId is timing: the guess's second ask of it may still be
+    # waiting out its retry delay when the node is back).
     assert received == [None]
     assert_same_rows(dump(engine), clean[1])
-    # Answered by the node only once it was back: the parent's own ask.
-    assert _asked(proxy, "eth_chainId") == 1
 
 
 def _unhinted(devnet_chain, engine_factory, clean) -> FaultProxy:
