@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 
 import pytest
 from hypothesis import given
@@ -11,7 +12,7 @@ from sqlalchemy import BigInteger, Column, MetaData, Table, bindparam, insert, s
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite as sqlite_dialect
 
 from avadata.store import dialect
-from avadata.store.coltypes import I256, U256, u256_out
+from avadata.store.coltypes import I256, U256
 
 MAX = 2**256 - 1
 
@@ -69,28 +70,57 @@ def test_none_stays_none(engine):
 
 
 @given(a=st.integers(-MAX, MAX), b=st.integers(-MAX, MAX))
-def test_sqlite_text_encoding_orders_like_the_integers(a, b):
-    """The SQLite encodings compare as text exactly as the ints compare (no database needed)."""
+def test_sqlite_i256_encoding_orders_like_the_integers(a, b):
+    """The SQLite I256 encoding compares as text exactly as the ints compare."""
     d = sqlite_dialect()
     enc = I256().process_bind_param
     assert (enc(a, d) < enc(b, d)) == (a < b)
     assert I256().process_result_value(enc(a, d), d) == a
-    if a >= 0 and b >= 0:
-        u = U256().process_bind_param
-        assert (u(a, d) < u(b, d)) == (a < b)
-        assert len(u(a, d)) == 78
 
 
-def test_u256_out_reads_the_stored_values(engine):
-    """u256_out (a U256 in a SELECT's columns): the same ints as the column itself, through
-    SQLAlchemy and through the prepared path, either side of 2**63 where SQLite switches from
-    its integer to the text; comparisons and ORDER BY on the column are untouched."""
+_SQLITE = sqlite3.connect(":memory:")
+_EDGES = [0, 1, 2**63 - 1, 2**63, 2**64, MAX]
+
+
+@given(
+    a=st.one_of(st.integers(0, MAX), st.integers(0, 2**64), st.sampled_from(_EDGES)),
+    b=st.one_of(st.integers(0, MAX), st.integers(0, 2**64), st.sampled_from(_EDGES)),
+)
+def test_sqlite_u256_encoding_orders_like_the_integers(a, b):
+    """SQLite itself compares two U256 encodings (an INTEGER below 2**63, padded text from
+    there) as the ints compare, and they decode to the ints."""
+    d = sqlite_dialect()
+    u = U256()
+    x, y = u.process_bind_param(a, d), u.process_bind_param(b, d)
+    less, same = _SQLITE.execute("SELECT ? < ?, ? = ?", (x, y, x, y)).fetchone()
+    assert (bool(less), bool(same)) == (a < b, a == b)
+    assert u.process_result_value(x, d) == a
+    assert type(x) is (int if a < 2**63 else str)
+
+
+def test_sqlite_u256_column_keeps_integers(tmp_path):
+    """The column's affinity keeps a small value an INTEGER and a large one text (a TEXT
+    affinity would store the integers as unpadded text, out of order)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'u.db'}")
+    t = _scratch(engine, U256())
+    with engine.begin() as conn:
+        conn.execute(insert(t), [{"id": i, "v": v} for i, v in enumerate(_EDGES)])
+        kinds = conn.execute(text("SELECT typeof(v) FROM scratch ORDER BY id")).scalars().all()
+    engine.dispose()
+    assert kinds == ["integer"] * 3 + ["text"] * 3
+
+
+def test_prepared_reads_the_stored_values(engine):
+    """The prepared read path gives the same ints as SQLAlchemy's, either side of 2**63 where
+    SQLite switches from its integer to the text."""
     t = _scratch(engine, U256())
     vals = [*_edge_values(random.Random(11), False), 2**63 - 2, 2**63 + 1, None]
     with engine.begin() as conn:
         conn.execute(insert(t), [{"id": i, "v": v} for i, v in enumerate(vals)])
     stmt = (
-        select(t.c.id, u256_out(t.c.v).label("v"))
+        select(t.c.id, t.c.v)
         .where(t.c.v.is_(None) | (t.c.v >= bindparam("low", type_=t.c.v.type)))
         .order_by(t.c.v, t.c.id)
     )

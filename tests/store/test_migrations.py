@@ -168,3 +168,49 @@ def test_concurrent_migrations_serialise(empty_db_url):
             assert ctx.get_current_revision() == heads()[0]
     finally:
         eng.dispose()
+
+
+def test_sqlite_uint256_text_becomes_integers_and_back(tmp_path: Path) -> None:
+    """Revision 0011 on a store written before it: every uint256 below 2**63 becomes an
+    INTEGER, larger ones stay padded text, the values and their order are those written; a
+    downgrade restores the stored text byte for byte."""
+    from sqlalchemy import select, text
+
+    from avadata.store.schema import native_balances
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    eng = make_engine(url)
+    values = [0, 7, 25 * 10**9, 2**63 - 1, 2**63, 10**30, 2**256 - 1]
+    # The format revisions before 0011 wrote: 78 zero-padded digits, whatever the value.
+    old = [f"{v:078d}" for v in values]
+    with eng.begin() as conn:
+        upgrade_through_history(conn, "20261125_0010")
+        conn.execute(
+            text("INSERT INTO native_balances VALUES (1, :a, :n, :v)"),
+            [{"a": f"0x{i:040x}", "n": i, "v": v} for i, v in enumerate(old)],
+        )
+    migrate(eng)
+    c = native_balances.c
+    with eng.connect() as conn:
+        back = conn.execute(select(c.balance).order_by(c.balance)).scalars().all()
+        raw = conn.execute(
+            text("SELECT typeof(balance) FROM native_balances ORDER BY block_number")
+        )
+        kinds = raw.scalars().all()
+        ranged = conn.execute(select(c.block_number).where(c.balance >= 2**63 - 1)).scalars()
+        above = sorted(ranged.all())
+    assert back == values  # sorted by the stored column: numeric order
+    assert kinds == ["integer"] * 4 + ["text"] * 3
+    assert above == [3, 4, 5, 6]
+    with eng.begin() as conn:
+        from alembic import command
+
+        from avadata.store.migrate import alembic_config
+
+        cfg = alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "20261125_0010")
+    with eng.connect() as conn:
+        raw = conn.execute(text("SELECT balance FROM native_balances ORDER BY block_number"))
+        assert raw.scalars().all() == old
+    eng.dispose()

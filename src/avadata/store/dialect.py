@@ -21,6 +21,7 @@ The divergences, all of them:
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,8 +33,6 @@ from sqlalchemy import Connection, Engine, Select, Table, event, make_url, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlalchemy.sql.expression import ColumnElement, Insert
-
-from avadata.store.coltypes import I256, U256
 
 # Arbitrary constant naming our migration lock among PostgreSQL advisory locks.
 _MIGRATION_LOCK_ID = 0x61766164  # "avad"
@@ -303,7 +302,8 @@ def _bulk_plan(dialect_: Any, table: Table, columns: tuple[str, ...]) -> _BulkPl
         return steps, (None,) * len(cols)  # COPY writes Python ints, str, bool, None as they are
     marks = ", ".join("?" for _ in cols)
     sql = f"INSERT INTO {target} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING"
-    # The column types' own encoders (U256 -> padded text on SQLite, ...); None: pass as is.
+    # The column types' own encoders (U256 -> integer or padded text on SQLite, ...); None:
+    # pass as is.
     procs = tuple(c.type.bind_processor(dialect_) for c in cols)
     return (sql,), procs
 
@@ -318,37 +318,11 @@ def encode_rows(
         return [tuple(r) for r in rows]
     # Column by column: the transposes run in C, only the encoders are Python calls (row by
     # row, copying each row to a list and back cost as much as the encoders).
-    remember = _integer_columns(table, columns)
     cols = [
-        col if p is None else list(map(_Remembered(p).__getitem__ if r else p, col))
-        for p, r, col in zip(procs, remember, zip(*rows, strict=True), strict=True)
+        col if p is None else list(map(p, col))
+        for p, col in zip(procs, zip(*rows, strict=True), strict=True)
     ]
     return list(zip(*cols, strict=True))
-
-
-@lru_cache(maxsize=256)
-def _integer_columns(table: Table, columns: tuple[str, ...]) -> tuple[bool, ...]:
-    """Which of `columns` hold uint256/int256 values (ints: hashable, their encoding pure)."""
-    return tuple(isinstance(table.c[name].type, (U256, I256)) for name in columns)
-
-
-class _Remembered(dict[Any, Any]):
-    """A uint256 encoder's outputs by input, for one column of one write: gas prices, nonces,
-    zero values and token amounts repeat, and a lookup costs a quarter of making a 78-digit
-    text (the bench backfill's uint256 encoding 0.2 -> 0.1 CPU-s). Bounded, as some columns are
-    nearly all distinct."""
-
-    __slots__ = ("encode",)
-
-    def __init__(self, encode: Any) -> None:
-        super().__init__()
-        self.encode = encode
-
-    def __missing__(self, value: Any) -> Any:
-        out = self.encode(value)
-        if len(self) < 4096:
-            self[value] = out
-        return out
 
 
 def bulk_insert_ignore(
@@ -490,3 +464,73 @@ def migration_lock(conn: Connection) -> None:
     """
     if conn.dialect.name == "postgresql":
         conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK_ID})
+
+
+# 2**63 as a uint256's padded text: below it, the value fits SQLite's INTEGER.
+_I64_END_TEXT = f"'{2**63:078d}'"
+
+
+def u256_storage(conn: Connection, columns: Mapping[str, Sequence[str]], *, integers: bool) -> None:
+    """Revision 0011 (`integers`) or its downgrade: on SQLite, the uint256 `columns` (by table)
+    declared BLOB with the values below 2**63 as INTEGERs, or VARCHAR(78) with every value as
+    padded text (coltypes.U256). Nothing to do on PostgreSQL."""
+    if conn.dialect.name != "sqlite":
+        return
+    for table, cols in columns.items():
+        if integers:
+            convert = {
+                c: f'CASE WHEN typeof("{c}") = \'text\' AND "{c}" < {_I64_END_TEXT} '
+                f'THEN CAST("{c}" AS INTEGER) ELSE "{c}" END'
+                for c in cols
+            }
+            _retype_sqlite(conn, table, "VARCHAR(78)", "BLOB", convert)
+        else:
+            convert = {
+                c: f"CASE WHEN typeof(\"{c}\") = 'integer' "
+                f'THEN printf(\'%078d\', "{c}") ELSE "{c}" END'
+                for c in cols
+            }
+            _retype_sqlite(conn, table, "BLOB", "VARCHAR(78)", convert)
+
+
+def _retype_sqlite(
+    conn: Connection, table: str, old: str, new: str, convert: Mapping[str, str]
+) -> None:
+    """`table` with `convert`'s columns declared `new` where they were `old`, each value passed
+    through the SQL expression `convert[column]`; nothing to do when none is `old`. SQLite
+    cannot change a column's type in place: the table is rebuilt as its documentation
+    describes (a new table from the stored CREATE statement with the types changed, the rows
+    copied, the old table dropped, the new one renamed, the indexes recreated from their stored
+    statements), so WITHOUT ROWID and partial indexes stay as they were."""
+    create = conn.exec_driver_sql(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+    ).scalar_one()
+    changed = create
+    for col in convert:
+        # A column declared at a line's start, or after a comma (a column an ALTER added).
+        pattern = rf'([\s,(]"?{col}"?\s+){re.escape(old)}(?=[\s,)])'
+        changed = re.sub(pattern, rf"\g<1>{new}", changed)
+    if changed == create:
+        return
+    head = re.match(r'CREATE TABLE\s+("?)' + re.escape(table) + r"\1", changed)
+    if head is None:
+        raise RuntimeError(f"unexpected CREATE statement for {table}: {create[:80]}")
+    indexes = (
+        conn.exec_driver_sql(
+            "SELECT sql FROM sqlite_master "
+            "WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+            (table,),
+        )
+        .scalars()
+        .all()
+    )
+    names = [r[1] for r in conn.exec_driver_sql(f'PRAGMA table_info("{table}")')]
+    scratch = f"_{table}_retyped"
+    conn.exec_driver_sql(f'CREATE TABLE "{scratch}"' + changed[head.end() :])
+    values = ", ".join(convert.get(n, f'"{n}"') for n in names)
+    cols = ", ".join(f'"{n}"' for n in names)
+    conn.exec_driver_sql(f'INSERT INTO "{scratch}" ({cols}) SELECT {values} FROM "{table}"')
+    conn.exec_driver_sql(f'DROP TABLE "{table}"')
+    conn.exec_driver_sql(f'ALTER TABLE "{scratch}" RENAME TO "{table}"')
+    for sql in indexes:
+        conn.exec_driver_sql(sql)

@@ -16,7 +16,6 @@ from avadata.store.queries.keyset import (
     after_desc_param,
     fetch,
     fetch_scalar,
-    out_columns,
     position_params,
 )
 from avadata.store.schema import evm_blocks
@@ -25,7 +24,7 @@ from avadata.store.schema import evm_blocks
 @functools.cache
 def _list(paged: bool) -> Select[Any]:
     c = evm_blocks.c
-    stmt = select(*out_columns(evm_blocks.c)).where(c.chain_id == bindparam("chain"))
+    stmt = select(*evm_blocks.c).where(c.chain_id == bindparam("chain"))
     if paged:
         stmt = stmt.where(after_desc_param([c.number]))
     return stmt.order_by(c.number.desc()).limit(bindparam("limit"))

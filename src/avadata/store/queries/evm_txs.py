@@ -16,7 +16,6 @@ from avadata.store.queries.keyset import (
     AnyRow,
     after_desc_param,
     fetch,
-    out_columns,
     position_params,
 )
 from avadata.store.schema import evm_txs
@@ -26,7 +25,7 @@ _C = evm_txs.c
 
 @functools.cache
 def _latest(success: bool | None, paged: bool) -> Select[Any]:
-    stmt = select(*out_columns(evm_txs.c)).where(_C.chain_id == bindparam("chain"))
+    stmt = select(*evm_txs.c).where(_C.chain_id == bindparam("chain"))
     if success is not None:
         # A literal, not a parameter, so that every plan can use the failed ones' partial
         # index (schema.py), PostgreSQL's generic plans of prepared statements included.
@@ -53,7 +52,7 @@ def list_latest(
 
 @functools.cache
 def _in_block(paged: bool, limited: bool) -> Select[Any]:
-    stmt = select(*out_columns(evm_txs.c)).where(
+    stmt = select(*evm_txs.c).where(
         _C.chain_id == bindparam("chain"), _C.block_number == bindparam("number")
     )
     if paged:
@@ -80,7 +79,7 @@ def list_in_block(
 # own columns from its header instead (a block of 50 reads 200 values fewer from SQLite).
 _BLOCK_COLUMNS = ("chain_id", "block_number", "block_hash", "block_timestamp")
 _IN_BLOCK_BODIES = (
-    select(*out_columns(c for c in evm_txs.c if c.name not in _BLOCK_COLUMNS))
+    select(*(c for c in evm_txs.c if c.name not in _BLOCK_COLUMNS))
     .where(_C.chain_id == bindparam("chain"), _C.block_number == bindparam("number"))
     .order_by(_C.tx_index)
 )

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, newest_in_range, out_columns, run_in_range
+from avadata.store.queries.keyset import AnyRow, newest_in_range, run_in_range
 from avadata.store.schema import internal_call_participants, internal_calls
 
 
@@ -23,7 +23,7 @@ def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
     p = internal_call_participants.c
     i = internal_calls.c
     stmt = (
-        select(*out_columns(internal_calls.c))
+        select(*internal_calls.c)
         .select_from(
             internal_call_participants.join(
                 internal_calls,

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import functools
 from collections import namedtuple
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 from sqlalchemy import ColumnElement, Connection, Row, Select, bindparam, literal, tuple_
 
-from avadata.store.coltypes import U256, u256_out
 from avadata.store.dialect import read_rows
 
 # A result row of any width (SQLAlchemy 2.1 types rows by their column tuple).
@@ -30,12 +29,6 @@ def _record_type(keys: tuple[str, ...]) -> Any:
 def _record_maker(keys: tuple[str, ...]) -> Callable[[Sequence[Any]], AnyRow]:
     # What namedtuple's _make does, without its Python frame per row.
     return functools.partial(tuple.__new__, _record_type(keys))
-
-
-def out_columns(columns: Iterable[Any]) -> list[Any]:
-    """`columns` for a SELECT's columns clause, each U256 one through `coltypes.u256_out`
-    under its own name (what SQLite returns for it is cheaper to read)."""
-    return [u256_out(c).label(c.name) if isinstance(c.type, U256) else c for c in columns]
 
 
 def fetch(conn: Connection, stmt: Select[Any], params: dict[str, Any]) -> list[AnyRow]:
@@ -56,7 +49,7 @@ def fetch_scalar(conn: Connection, stmt: Select[Any], params: dict[str, Any]) ->
 
 def _typed(cols: Sequence[Any], position: Sequence[Any]) -> ColumnElement[Any]:
     # Each value is bound with its column's type: a tuple does not coerce its elements, and a
-    # U256 on SQLite must be compared as the padded text it is stored as.
+    # U256 on SQLite must be compared as it is stored (an integer or padded text).
     if len(cols) != len(position):
         raise ValueError("position and columns differ in length")
     return tuple_(*(literal(v, c.type) for c, v in zip(cols, position, strict=True)))

@@ -216,7 +216,7 @@ def _address_utxos_statement(
     after: tuple[ColumnElement[Any], ...]
     if by_amount:
         key: list[ColumnElement[Any]] = [u.amount, a.utxo_id]
-        # The amount bound through U256 so SQLite compares its zero-padded text form.
+        # The amount bound through U256, so SQLite compares it as the column stores it.
         after = (bindparam("p0", type_=U256()), bindparam("p1"))
     else:
         key = [a.block_timestamp, a.utxo_id]

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, newest_in_range, out_columns, run_in_range
+from avadata.store.queries.keyset import AnyRow, newest_in_range, run_in_range
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.schema import token_transfers, tokens, transfer_participants
 
@@ -37,7 +37,7 @@ def _joins(base: Any) -> Any:
 @functools.cache
 def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
     p = transfer_participants.c
-    stmt = select(*out_columns(token_transfers.c)).where(
+    stmt = select(*token_transfers.c).where(
         p.chain_id == bindparam("chain"),
         p.address == bindparam("address"),
         p.standard == bindparam("standard"),
@@ -79,7 +79,7 @@ def by_address(
 
 @functools.cache
 def _by_token(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
-    stmt = select(*out_columns(token_transfers.c)).where(
+    stmt = select(*token_transfers.c).where(
         _T.chain_id == bindparam("chain"), _T.token == bindparam("token")
     )
     return newest_in_range(

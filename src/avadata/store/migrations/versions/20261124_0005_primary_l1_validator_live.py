@@ -21,7 +21,7 @@ def upgrade() -> None:
     op.create_table(
         "primary_l1_validator_live",
         sa.Column("validation_id", sa.String(length=64), nullable=False),
-        sa.Column("balance", avadata.store.coltypes.U256(), nullable=False),
+        sa.Column("balance", avadata.store.coltypes.U256Text(), nullable=False),
         sa.Column("removed", sa.Boolean(), nullable=False),
         sa.Column("height", sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint("validation_id", name=op.f("pk_primary_l1_validator_live")),

@@ -23,13 +23,15 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("reward_committed", sa.Boolean(create_constraint=False), nullable=True)
         )
-        batch.add_column(sa.Column("formula_reward", avadata.store.coltypes.U256(), nullable=True))
+        batch.add_column(
+            sa.Column("formula_reward", avadata.store.coltypes.U256Text(), nullable=True)
+        )
     op.create_table(
         "primary_supply",
         sa.Column("subnet_id", sa.String(length=64), nullable=False),
-        sa.Column("supply", avadata.store.coltypes.U256(), nullable=False),
+        sa.Column("supply", avadata.store.coltypes.U256Text(), nullable=False),
         sa.Column("height", sa.BigInteger(), nullable=False),
-        sa.Column("start_supply", avadata.store.coltypes.U256(), nullable=True),
+        sa.Column("start_supply", avadata.store.coltypes.U256Text(), nullable=True),
         sa.PrimaryKeyConstraint("subnet_id", name=op.f("pk_primary_supply")),
     )
 
