@@ -339,3 +339,62 @@ def test_a_node_without_get_logs_gets_receipts_asked(devnet_chain) -> None:
         devnet_chain.rpc_url, numbers
     )
     assert source._logs_ok is False
+
+
+class _ParityShapes(JsonRpcClient):
+    """anvil's trace_block reshaped as other parity nodes may give it: with a block reward
+    frame (no transaction position) at the end, or with the second transaction's frames
+    before the first's."""
+
+    def __init__(self, url: str, shape: str) -> None:
+        super().__init__(url)
+        self.shape = shape
+
+    async def batch(self, calls: list[Call]) -> list[RpcResult]:  # type: ignore[override]
+        results = await super().batch(calls)
+        for (method, _), r in zip(calls, results, strict=True):
+            if method != "trace_block" or not r.result:
+                continue
+            if self.shape == "reward":
+                r.result.append(
+                    {
+                        "action": {
+                            "author": "0x" + "11" * 20,
+                            "rewardType": "block",
+                            "value": "0x0",
+                        },
+                        "result": None,
+                        "traceAddress": [],
+                        "transactionPosition": None,
+                        "type": "reward",
+                    }
+                )
+            else:
+                first = [t for t in r.result if t.get("transactionPosition") == 0]
+                second = [t for t in r.result if t.get("transactionPosition") == 1]
+                rest = [t for t in r.result if t.get("transactionPosition") not in (0, 1)]
+                r.result[:] = second + first + rest
+        return results
+
+
+@pytest.mark.parametrize("shape", ["reward", "swapped"])
+def test_parity_roots_are_read_as_nodes_order_them(devnet_chain, shape) -> None:
+    """A reward frame is no transaction's root: whole blocks are still implied. Frames out of
+    transaction order cannot be read in one pass: those blocks' receipts are fetched instead.
+    Either way the receipts are the node's."""
+
+    async def run() -> tuple[list[Any], EvmSource]:
+        async with _ParityShapes(devnet_chain.rpc_url, shape) as client:
+            source = EvmSource(client)
+            source._order = (TraceStyle.PARITY, TraceStyle.GETH)
+            return await source.fetch_range(0, devnet_chain.head + 1), source
+
+    raws, source = asyncio.run(run())
+    expected = _node_receipts(devnet_chain.rpc_url, list(range(devnet_chain.head + 1)))
+    assert [[_view(r) for r in raw.receipts] for raw in raws] == expected
+    several = [raw for raw in raws if len(raw.block["transactions"]) > 1]
+    whole = [raw for raw in several if block_gas(raw.block, raw.trace_style, raw.traces)]
+    if shape == "reward":
+        assert whole and source.implied_receipts > 0
+    else:
+        assert several and not whole

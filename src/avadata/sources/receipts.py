@@ -104,25 +104,26 @@ def implied_positions(block: dict[str, Any], style: TraceStyle, traces: list[Any
 
 def implied_receipt(block: dict[str, Any], tx: dict[str, Any]) -> dict[str, Any]:
     """The receipt of a plain transfer."""
-    return _receipt(block, tx, failed=False, gas=PLAIN_GAS, created=None, logs=[])
+    return _receipt(tx, block.get("hash"), block.get("number"), False, PLAIN_GAS, None, [])
 
 
 def _receipt(
-    block: dict[str, Any],
     tx: dict[str, Any],
-    *,
+    block_hash: Any,
+    block_number: Any,
     failed: bool,
     gas: int,
     created: str | None,
     logs: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """A receipt in the node's JSON shape (the fields decode reads; the effective gas price is
-    left to decode, which derives it from the transaction and base fee)."""
+    left to decode, which derives it from the transaction and base fee). Positional: one per
+    implied receipt, 100,000 on the bench chain."""
     return {
         "transactionHash": tx.get("hash"),
         "transactionIndex": tx.get("transactionIndex"),
-        "blockHash": block.get("hash"),
-        "blockNumber": block.get("number"),
+        "blockHash": block_hash,
+        "blockNumber": block_number,
         "from": tx.get("from"),
         "to": tx.get("to"),
         "status": "0x0" if failed else "0x1",
@@ -157,7 +158,9 @@ def _intrinsic(tx: dict[str, Any]) -> tuple[int, int] | None:
     gas = 21_000 + 4 * zeros + 16 * nonzero
     if tx.get("to") is None:
         gas += 32_000 + 2 * ((len(data) + 31) // 32)  # creation, EIP-3860 initcode words
-    return gas + _access_list_gas(tx), 21_000 + 10 * (zeros + 4 * nonzero)
+    if tx.get("accessList"):
+        gas += _access_list_gas(tx)
+    return gas, 21_000 + 10 * (zeros + 4 * nonzero)
 
 
 def _access_list_gas(tx: dict[str, Any]) -> int:
@@ -166,10 +169,10 @@ def _access_list_gas(tx: dict[str, Any]) -> int:
     )
 
 
-def _root_facts(
+def _roots(
     txs: Sequence[dict[str, Any]], style: TraceStyle, traces: list[Any]
-) -> list[tuple[dict[str, Any], str]] | None:
-    """Each transaction's root frame with its upper-cased type, or None if one is missing."""
+) -> list[dict[str, Any]] | None:
+    """Each transaction's root frame, or None if one is missing (or, parity, out of order)."""
     if style is TraceStyle.GETH:
         if len(traces) != len(txs):
             return None
@@ -178,19 +181,24 @@ def _root_facts(
             frame = geth_root(item)
             if frame is None:
                 return None
-            out.append((frame, str(frame.get("type", "")).upper()))
+            out.append(frame)
         return out
     if style is TraceStyle.PARITY:
-        per_tx = parity_by_tx(traces)
-        roots = []
-        for i in range(len(txs)):
-            frames = per_tx.get(i)
-            if not frames or frames[0].get("traceAddress"):
-                return None
-            root = frames[0]
-            kind = str(root.get("type", "")).upper()
-            roots.append((root, kind))
-        return roots
+        # Nodes list each transaction's frames depth-first, transaction after transaction:
+        # the roots are the frames without a trace address, in position order. Read in one
+        # pass rather than grouped by transaction (`parity_by_tx`), which decode does anyway.
+        roots: list[dict[str, Any]] = []
+        for t in traces:
+            pos = t.get("transactionPosition") if isinstance(t, dict) else None
+            if pos is None:
+                continue  # a block reward
+            if not t.get("traceAddress"):
+                if pos != len(roots):
+                    return None
+                roots.append(t)
+            elif pos != len(roots) - 1:
+                return None  # a frame away from its transaction's root
+        return roots if len(roots) == len(txs) else None
     return None
 
 
@@ -198,7 +206,7 @@ class WholeBlock(NamedTuple):
     """What `block_gas` learnt of a block, for `whole_block_receipts`."""
 
     style: TraceStyle
-    roots: list[tuple[dict[str, Any], str]]  # each transaction's root frame and its type
+    roots: list[dict[str, Any]]  # each transaction's root frame
     gas: list[int]  # each transaction's gasUsed
 
 
@@ -213,18 +221,18 @@ def block_gas(
     somewhere); None when the traces cannot tell (the block's receipts are then needed)."""
     txs: Sequence[dict[str, Any]] = block.get("transactions") or ()
     header = hex_quantity(block.get("gasUsed"))
-    roots = _root_facts(txs, style, traces)
+    roots = _roots(txs, style, traces)
     if not txs or header is None or roots is None:
         return None
     if style is TraceStyle.GETH:
-        told = [hex_quantity(frame.get("gasUsed")) for frame, _ in roots]
+        told = [hex_quantity(frame.get("gasUsed")) for frame in roots]
         exact = [g for g in told if g is not None]
         ok = len(exact) == len(txs) and sum(exact) == header
         return WholeBlock(style, roots, exact) if ok else None
     bare: list[int] = []
     floored: list[int] = []
     plain: list[bool] = []
-    for tx, (root, _) in zip(txs, roots, strict=True):
+    for tx, root in zip(txs, roots, strict=True):
         used = hex_quantity((root.get("result") or {}).get("gasUsed"))
         if used is None:
             return None  # a frame without a result (some nodes give none when it failed)
@@ -404,6 +412,8 @@ def whole_block_receipts(
     another transaction, or a failed one, or logs whose bloom is not the header's: a node that
     left one out)."""
     txs: Sequence[dict[str, Any]] = block.get("transactions") or ()
+    hashes = [tx.get("hash") for tx in txs]
+    block_hash, number = block.get("hash"), block.get("number")
     by_tx: list[list[dict[str, Any]]] = [[] for _ in txs]
     for lg in logs:
         pos = hex_quantity(lg.get("transactionIndex"))
@@ -411,8 +421,8 @@ def whole_block_receipts(
             pos is None
             or pos >= len(txs)
             or lg.get("removed")
-            or lg.get("blockHash") != block.get("hash")
-            or lg.get("transactionHash") != txs[pos].get("hash")
+            or lg.get("blockHash") != block_hash
+            or lg.get("transactionHash") != hashes[pos]
         ):
             return None
         by_tx[pos].append(lg)
@@ -422,20 +432,17 @@ def whole_block_receipts(
     except ValueError:  # an address or topic that is not hex
         return None
     out = []
-    for tx, (root, kind), used, tx_logs in zip(txs, whole.roots, whole.gas, by_tx, strict=True):
+    geth = whole.style is TraceStyle.GETH
+    for tx, root, used, tx_logs in zip(txs, whole.roots, whole.gas, by_tx, strict=True):
         failed = bool(root.get("error"))
         if failed and tx_logs:
             return None
         created = None
         if tx.get("to") is None:
-            created = (
-                root.get("to")
-                if whole.style is TraceStyle.GETH
-                else ((root.get("result") or {}).get("address"))
-            )
-            if created is None or kind not in _CREATE_TYPES:
+            created = root.get("to") if geth else (root.get("result") or {}).get("address")
+            if created is None or str(root.get("type", "")).upper() not in _CREATE_TYPES:
                 return None
-        out.append(_receipt(block, tx, failed=failed, gas=used, created=created, logs=tx_logs))
+        out.append(_receipt(tx, block_hash, number, failed, used, created, tx_logs))
     return out
 
 
