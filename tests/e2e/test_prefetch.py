@@ -3,7 +3,9 @@ right, ignored when it is not, the same rows either way; the node's call log tel
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import os
 import sqlite3
 import subprocess
 import sys
@@ -170,6 +172,49 @@ def test_a_backfill_with_its_fetch_process_ahead_never_loads_the_http_client(
         check=True,
     )
     assert out.stdout.split()[-2:] == ["0", "False"], out.stderr
+    with sqlite3.connect(db) as conn:
+        (last,) = conn.execute("SELECT block_number FROM cursors").fetchone()
+    assert last == devnet_chain.head
+
+
+# `avadata index` as the command line runs it, recording the kernel's nice value of the writer
+# and of each fetch process as the writer hands it its first range.
+_INDEX_WITH_PRIORITIES = """
+import os, sys
+from avadata.indexer import pipeline
+from avadata.cli.main import main
+
+seen = []
+start = pipeline.ProcessFeed.start
+
+def recording(self):
+    start(self)
+    seen.append((os.getpriority(os.PRIO_PROCESS, 0),
+                 os.getpriority(os.PRIO_PROCESS, self._process.pid)))
+
+pipeline.ProcessFeed.start = recording
+try:
+    main()
+except SystemExit as exc:
+    print(exc.code, seen)
+"""
+
+
+def test_the_writer_runs_below_its_fetch_process(devnet_chain, tmp_path) -> None:
+    db = tmp_path / "nice.db"
+    argv = ["index", "--rpc", devnet_chain.rpc_url, "--db", f"sqlite:///{db}", "--once"]
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    out = subprocess.run(
+        [sys.executable, "-c", _INDEX_WITH_PRIORITIES, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    code, seen = out.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert code == "0", out.stderr
+    # The fetch process kept the priority it was started with; the writer went below it.
+    assert ast.literal_eval(seen) == [(before + warm.WRITER_NICE, before)]
     with sqlite3.connect(db) as conn:
         (last,) = conn.execute("SELECT block_number FROM cursors").fetchone()
     assert last == devnet_chain.head

@@ -51,6 +51,8 @@ def start_fetch_early(args: list[str]) -> None:
     from avadata.indexer import warm
 
     warm.start([warm.Hint(url, db, int(chunk)) for url in urls])
+    # Only here, the command line's own process: a library caller's process keeps its priority.
+    warm.yield_cpu()
 
 
 def _http_url(value: str) -> str:
