@@ -179,12 +179,8 @@ def prepare(batch: EvmBatch, applier_inputs: list[Any] | None = None) -> Prepare
         ),
         ("contracts", R.CONTRACT_COLUMNS, [R.contract_row(c) for c in batch.contracts]),
         ("native_balances", R.NATIVE_COLUMNS, [R.native_row(n) for n in batch.native_balances]),
+        # Their transfer_participants links follow from these: the writer derives them.
         ("token_transfers", R.TRANSFER_COLUMNS, transfer_rows),
-        (
-            "transfer_participants",
-            R.TRANSFER_LINK_COLUMNS,
-            [row for t in transfers for row in R.transfer_links(t)],
-        ),
         (
             "nft_tokens",
             R.NFT_TOKEN_COLUMNS,

@@ -217,6 +217,8 @@ def _write_rows(conn: Connection, batch: PreparedBatch, base_txs: int) -> None:
     bulk(conn, evm_blocks, R.BLOCK_COLUMNS, blocks)
     for name, columns, rows in batch.tables:
         bulk(conn, metadata.tables[name], columns, rows)
+    links = R.transfer_links(batch.transfers)
+    bulk(conn, metadata.tables["transfer_participants"], R.TRANSFER_LINK_COLUMNS, links)
 
 
 def _write_tokens(conn: Connection, chain_id: int, infos: Sequence[TokenInfo]) -> None:
