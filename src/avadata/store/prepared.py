@@ -22,16 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from avadata.records import (
-    CREATE_OPS,
     EvmBatch,
-    InternalCall,
     TokenInfo,
     TokenStandard,
     TokenTransfer,
 )
 from avadata.store import rows as R
-
-_CALL_OPS = frozenset({"CALL", "CALLCODE"})
 
 
 @dataclass(slots=True)
@@ -129,17 +125,6 @@ def _unmarshal(plain: bytes, tokens: list[TokenInfo], applier_inputs: list[Any])
     )
 
 
-def is_listed_call(call: InternalCall) -> bool:
-    """The Data API's internal-transaction rule: a frame below the root (the root is the
-    transaction itself) that is a non-zero-value CALL/CALLCODE, or any CREATE. Only these get
-    participant rows: the root frames of value transfers were a third of that table's rows, all
-    filtered out of every answer."""
-    if call.depth == 0:
-        return False
-    op = call.call_type.upper()
-    return (op in _CALL_OPS and call.value != 0) or op in CREATE_OPS
-
-
 def check_batch(batch: EvmBatch) -> None:
     """ValueError when the batch is empty, lacks its last block or mixes chains."""
     if batch.last_block < batch.first_block:
@@ -171,12 +156,8 @@ def prepare(batch: EvmBatch, applier_inputs: list[Any] | None = None) -> Prepare
     tables = [
         ("evm_txs", R.TX_COLUMNS, [R.tx_row(t) for t in batch.transactions]),
         ("evm_logs", R.LOG_COLUMNS, [R.log_row(lg) for lg in batch.logs]),
+        # Their internal_call_participants links follow from these: the writer derives them.
         ("internal_calls", R.CALL_COLUMNS, [R.call_row(c) for c in calls]),
-        (
-            "internal_call_participants",
-            R.CALL_LINK_COLUMNS,
-            [row for c in calls if is_listed_call(c) for row in R.call_links(c)],
-        ),
         ("contracts", R.CONTRACT_COLUMNS, [R.contract_row(c) for c in batch.contracts]),
         ("native_balances", R.NATIVE_COLUMNS, [R.native_row(n) for n in batch.native_balances]),
         # Their transfer_participants links follow from these: the writer derives them.

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from avadata.records import (
+    CREATE_OPS,
     Block,
     ContractCreation,
     InternalCall,
@@ -242,9 +243,45 @@ def call_row(c: InternalCall) -> Row:
 CALL_LINK_COLUMNS = ("chain_id", "address", "block_number", "tx_index", "trace_index")
 
 
-def call_links(c: InternalCall) -> list[Row]:
-    parties = {c.from_address, c.to_address} - {None}
-    return [(c.chain_id, a, c.block_number, c.tx_index, c.trace_index) for a in parties]
+_CALL_OPS = frozenset({"CALL", "CALLCODE"})
+
+
+def is_listed_call(depth: int, call_type: str, value: int) -> bool:
+    """The Data API's internal-transaction rule: a frame below the root (the root is the
+    transaction itself) that is a non-zero-value CALL/CALLCODE, or any CREATE. Only these get
+    participant rows: the root frames of value transfers were a third of that table's rows, all
+    filtered out of every answer."""
+    if depth == 0:
+        return False
+    op = call_type.upper()
+    return (op in _CALL_OPS and value != 0) or op in CREATE_OPS
+
+
+def call_links(call_rows: Iterable[Row]) -> list[Row]:
+    """The internal_call_participants rows of internal_calls rows (`call_row`'s tuples): each
+    party of each listed frame (`is_listed_call`). From the rows, so the writer derives them
+    after the crossing (`writer._write_rows`), as it does the transfers' links."""
+    out: list[Row] = []
+    for (
+        chain,
+        number,
+        tx_index,
+        trace_index,
+        _bh,
+        _ts,
+        _th,
+        _up,
+        depth,
+        kind,
+        frm,
+        to,
+        value,
+        *_,
+    ) in call_rows:
+        if is_listed_call(depth, kind, value):
+            for a in {frm, to} - {None}:
+                out.append((chain, a, number, tx_index, trace_index))
+    return out
 
 
 CONTRACT_COLUMNS = (

@@ -221,7 +221,7 @@ internal_calls = Table(
     PrimaryKeyConstraint("chain_id", "block_number", "tx_index", "trace_index"),
 )
 
-# Only the frames the Data API lists as internal transactions (see prepared.is_listed_call).
+# Only the frames the Data API lists as internal transactions (see rows.is_listed_call).
 internal_call_participants = Table(
     "internal_call_participants",
     metadata,

@@ -32,7 +32,6 @@ from avadata.store.balances import ZERO_ADDRESS as ZERO_ADDRESS  # re-exported
 from avadata.store.carried import Carried
 from avadata.store.cursors import EVM_SOURCE
 from avadata.store.prepared import PreparedBatch, prepare
-from avadata.store.prepared import is_listed_call as is_listed_call  # re-exported
 from avadata.store.schema import chains, evm_blocks, metadata, tokens
 
 # An extra step run inside the batch's transaction, after the rows are written and before the
@@ -217,6 +216,11 @@ def _write_rows(conn: Connection, batch: PreparedBatch, base_txs: int) -> None:
     bulk(conn, evm_blocks, R.BLOCK_COLUMNS, blocks)
     for name, columns, rows in batch.tables:
         bulk(conn, metadata.tables[name], columns, rows)
+    # The link tables, from the rows they index (rows.py): they never cross from the fetch
+    # process.
+    by_name = {name: rows for name, _, rows in batch.tables}
+    calls = R.call_links(by_name.get("internal_calls", ()))
+    bulk(conn, metadata.tables["internal_call_participants"], R.CALL_LINK_COLUMNS, calls)
     links = R.transfer_links(batch.transfers)
     bulk(conn, metadata.tables["transfer_participants"], R.TRANSFER_LINK_COLUMNS, links)
 
