@@ -3,6 +3,7 @@ the parse's own start then adds none for the same chains (indexer/warm.py)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -46,8 +47,12 @@ def spawned(monkeypatch: pytest.MonkeyPatch) -> list[warm.Hint | None]:
 def test_the_early_scan_starts_what_the_options_say(
     spawned: list[Any], args: list[str], hints: list[warm.Hint]
 ) -> None:
-    cli_index.start_fetch_early(args)
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    assert cli_index.start_fetch_early(args) is bool(hints)
     assert spawned == hints
+    # The command line lowers its own priority (cli/main.py), the scan never: this process,
+    # a library caller's, keeps its own.
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before
 
 
 def test_a_hint_started_and_not_taken_starts_no_second_child(spawned: list[Any]) -> None:

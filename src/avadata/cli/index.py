@@ -23,14 +23,15 @@ Example: avadata index --rpc http://127.0.0.1:9650/ext/bc/C/rpc --db sqlite:///d
 CHUNK_BLOCKS = 50
 
 
-def start_fetch_early(args: list[str]) -> None:
+def start_fetch_early(args: list[str]) -> bool:
     """Start the fetch processes `index` will start, before its options are parsed: parsing
     validates them through pydantic, ~0.15 s in which the processes could already be starting
     (each then fetches its first chunks while this one sets up: indexer/warm.py). A scan for
     --rpc, --db and --chunk-blocks only: the parse proper follows and starts what this did not,
-    and a process started on a wrong guess fetches for nothing and dies with this one."""
+    and a process started on a wrong guess fetches for nothing and dies with this one. True when
+    it started them."""
     if "--help" in args:
-        return
+        return False
     found: dict[str, list[str]] = {}
     rest = iter(args)
     for arg in rest:
@@ -43,16 +44,15 @@ def start_fetch_early(args: list[str]) -> None:
     rpc, db = found.get("--rpc", []), found.get("--db", [""])[-1]
     chunk = found.get("--chunk-blocks", [str(CHUNK_BLOCKS)])[-1]
     if not rpc or not db or not chunk.isdigit():
-        return
+        return False
     try:
         urls = [_http_url(u) for u in rpc]
     except typer.BadParameter:
-        return
+        return False
     from avadata.indexer import warm
 
     warm.start([warm.Hint(url, db, int(chunk)) for url in urls])
-    # Only here, the command line's own process: a library caller's process keeps its priority.
-    warm.yield_cpu()
+    return True
 
 
 def _http_url(value: str) -> str:

@@ -28,6 +28,9 @@ app.add_typer(metrics.app, name="metrics")
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["index"]:
-        index.start_fetch_early(sys.argv[2:])
+    if sys.argv[1:2] == ["index"] and index.start_fetch_early(sys.argv[2:]):
+        from avadata.indexer import warm
+
+        # Only the command line's own process: a library caller's keeps its priority.
+        warm.yield_cpu()
     app()
