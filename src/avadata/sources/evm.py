@@ -177,8 +177,15 @@ class EvmSource:
     async def _search_gas(self, searches: list[GasSearch]) -> None:
         """Run the blocks' gas searches (receipts.GasSearch): each round asks, in one batch,
         the receipts every unfinished search needs next."""
-        while True:
-            asks = [(s, p) for s in searches for p in s.next_probes()]
+        while searches:
+            asks: list[tuple[GasSearch, int]] = []
+            going: list[GasSearch] = []
+            for s in searches:
+                probes = s.next_probes()
+                if probes:  # [] when a search is over: not asked again
+                    going.append(s)
+                    asks.extend((s, p) for p in probes)
+            searches = going
             if not asks:
                 return
             results = await self.client.batch(

@@ -367,9 +367,14 @@ class GasSearch:
         middle = len(suspects) // 2
         if self._odds is None:
             return suspects[middle]
-        odds = [self._odds.of(self._selectors[i]) for i in suspects]
-        best = max(range(len(suspects)), key=lambda j: (odds[j], -abs(j - middle)))
-        return suspects[best] if odds[best] * len(suspects) >= 1 else suspects[middle]
+        # Odds per method, not per suspect: a block's calls share a few selectors.
+        selectors = [self._selectors[i] for i in suspects]
+        rates = {m: self._odds.of(m) for m in set(selectors)}
+        top = max(rates.values())
+        if top * len(suspects) < 1:
+            return suspects[middle]
+        _, best = min((abs(j - middle), j) for j, m in enumerate(selectors) if rates[m] == top)
+        return suspects[best]
 
     def hash_at(self, position: int) -> Any:
         return self._hashes[position]
