@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
@@ -163,18 +164,27 @@ def test_a_backfill_with_its_fetch_process_ahead_never_loads_the_http_client(
     # The parent sends the node nothing itself (above), so aiohttp (~0.12 s of its start)
     # stays out of it; the fetch process loads it.
     db = tmp_path / "probe.db"
-    argv = ["index", "--rpc", devnet_chain.rpc_url, "--db", f"sqlite:///{db}", "--once"]
+    assert _index_cli(_INDEX_THEN_PROBE, devnet_chain.rpc_url, db) == "0 False"
+    assert _cursor(db) == devnet_chain.head
+
+
+def _index_cli(probe: str, rpc_url: str, db: Path) -> str:
+    """`probe` run as `avadata index --rpc rpc_url --db db --once`: the last line it printed."""
+    argv = ["index", "--rpc", rpc_url, "--db", f"sqlite:///{db}", "--once"]
     out = subprocess.run(
-        [sys.executable, "-c", _INDEX_THEN_PROBE, *argv],
+        [sys.executable, "-c", probe, *argv],
         capture_output=True,
         text=True,
         timeout=300,
         check=True,
     )
-    assert out.stdout.split()[-2:] == ["0", "False"], out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+def _cursor(db: Path) -> int:
     with sqlite3.connect(db) as conn:
         (last,) = conn.execute("SELECT block_number FROM cursors").fetchone()
-    assert last == devnet_chain.head
+    return int(last)
 
 
 # `avadata index` as the command line runs it, recording the kernel's nice value of the writer
@@ -202,19 +212,9 @@ except SystemExit as exc:
 
 def test_the_writer_runs_below_its_fetch_process(devnet_chain, tmp_path) -> None:
     db = tmp_path / "nice.db"
-    argv = ["index", "--rpc", devnet_chain.rpc_url, "--db", f"sqlite:///{db}", "--once"]
     before = os.getpriority(os.PRIO_PROCESS, 0)
-    out = subprocess.run(
-        [sys.executable, "-c", _INDEX_WITH_PRIORITIES, *argv],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    code, seen = out.stdout.strip().splitlines()[-1].split(" ", 1)
-    assert code == "0", out.stderr
+    code, seen = _index_cli(_INDEX_WITH_PRIORITIES, devnet_chain.rpc_url, db).split(" ", 1)
+    assert code == "0"
     # The fetch process kept the priority it was started with; the writer went below it.
     assert ast.literal_eval(seen) == [(before + warm.WRITER_NICE, before)]
-    with sqlite3.connect(db) as conn:
-        (last,) = conn.execute("SELECT block_number FROM cursors").fetchone()
-    assert last == devnet_chain.head
+    assert _cursor(db) == devnet_chain.head
