@@ -31,8 +31,8 @@ from sqlalchemy.types import TypeDecorator, TypeEngine
 
 U256_MAX: int = 2**256 - 1
 _DIGITS = 78  # len(str(2**256 - 1))
-# Below this, SQLite stores a U256 as an INTEGER.
-_I64_END: int = 2**63
+# Below this, SQLite stores a U256 as an INTEGER (dialect.u256_storage converts to and from it).
+SQLITE_INTEGER_END: int = 2**63
 _NEG_BASE: int = 10**_DIGITS
 
 
@@ -103,12 +103,13 @@ def _u256_checked(value: int) -> int:
 
 
 def _u256_to_sqlite(value: int | None) -> int | str | None:
-    if type(value) is int and 0 <= value < _I64_END:  # nearly every value: one test, no call
+    # Nearly every value: one test, no call.
+    if type(value) is int and 0 <= value < SQLITE_INTEGER_END:
         return value
     if value is None:
         return None
     v = _u256_checked(value)  # an int of another type (bool, Decimal) lands here too
-    return v if v < _I64_END else f"{v:078d}"
+    return v if v < SQLITE_INTEGER_END else f"{v:078d}"
 
 
 def _i256_checked(value: int) -> int:

@@ -34,6 +34,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlalchemy.sql.expression import ColumnElement, Insert
 
+from avadata.store.coltypes import SQLITE_INTEGER_END
+
 # Arbitrary constant naming our migration lock among PostgreSQL advisory locks.
 _MIGRATION_LOCK_ID = 0x61766164  # "avad"
 
@@ -466,31 +468,22 @@ def migration_lock(conn: Connection) -> None:
         conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK_ID})
 
 
-# 2**63 as a uint256's padded text: below it, the value fits SQLite's INTEGER.
-_I64_END_TEXT = f"'{2**63:078d}'"
-
-
 def u256_storage(conn: Connection, columns: Mapping[str, Sequence[str]], *, integers: bool) -> None:
     """Revision 0011 (`integers`) or its downgrade: on SQLite, the uint256 `columns` (by table)
     declared BLOB with the values below 2**63 as INTEGERs, or VARCHAR(78) with every value as
     padded text (coltypes.U256). Nothing to do on PostgreSQL."""
     if conn.dialect.name != "sqlite":
         return
+    bound = f"'{SQLITE_INTEGER_END:078d}'"  # as the padded text compares
+    if integers:
+        old, new = "VARCHAR(78)", "BLOB"
+        value = "CASE WHEN typeof({c}) = 'text' AND {c} < " + bound + " THEN CAST({c} AS INTEGER)"
+    else:
+        old, new = "BLOB", "VARCHAR(78)"
+        value = "CASE WHEN typeof({c}) = 'integer' THEN printf('%078d', {c})"
     for table, cols in columns.items():
-        if integers:
-            convert = {
-                c: f'CASE WHEN typeof("{c}") = \'text\' AND "{c}" < {_I64_END_TEXT} '
-                f'THEN CAST("{c}" AS INTEGER) ELSE "{c}" END'
-                for c in cols
-            }
-            _retype_sqlite(conn, table, "VARCHAR(78)", "BLOB", convert)
-        else:
-            convert = {
-                c: f"CASE WHEN typeof(\"{c}\") = 'integer' "
-                f'THEN printf(\'%078d\', "{c}") ELSE "{c}" END'
-                for c in cols
-            }
-            _retype_sqlite(conn, table, "BLOB", "VARCHAR(78)", convert)
+        convert = {c: value.format(c=f'"{c}"') + f' ELSE "{c}" END' for c in cols}
+        _retype_sqlite(conn, table, old, new, convert)
 
 
 def _retype_sqlite(

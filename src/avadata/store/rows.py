@@ -262,25 +262,11 @@ def call_links(call_rows: Iterable[Row]) -> list[Row]:
     party of each listed frame (`is_listed_call`). From the rows, so the writer derives them
     after the crossing (`writer._write_rows`), as it does the transfers' links."""
     out: list[Row] = []
-    for (
-        chain,
-        number,
-        tx_index,
-        trace_index,
-        _bh,
-        _ts,
-        _th,
-        _up,
-        depth,
-        kind,
-        frm,
-        to,
-        value,
-        *_,
-    ) in call_rows:
+    for row in call_rows:
+        depth, kind, frm, to, value = row[8:13]  # CALL_COLUMNS' depth .. value
         if is_listed_call(depth, kind, value):
             for a in {frm, to} - {None}:
-                out.append((chain, a, number, tx_index, trace_index))
+                out.append((row[0], a, row[1], row[2], row[3]))
     return out
 
 

@@ -219,8 +219,8 @@ def _write_rows(conn: Connection, batch: PreparedBatch, base_txs: int) -> None:
     # The link tables, from the rows they index (rows.py): they never cross from the fetch
     # process.
     by_name = {name: rows for name, _, rows in batch.tables}
-    calls = R.call_links(by_name.get("internal_calls", ()))
-    bulk(conn, metadata.tables["internal_call_participants"], R.CALL_LINK_COLUMNS, calls)
+    call_links = R.call_links(by_name.get("internal_calls", ()))
+    bulk(conn, metadata.tables["internal_call_participants"], R.CALL_LINK_COLUMNS, call_links)
     links = R.transfer_links(batch.transfers)
     bulk(conn, metadata.tables["transfer_participants"], R.TRANSFER_LINK_COLUMNS, links)
 
