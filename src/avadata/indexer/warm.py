@@ -93,9 +93,8 @@ def yield_cpu() -> None:
     slack: the bounded queue between them holds chunks ahead, and the writer waited on its
     fetch process ~2 s of the bench backfill's 8, while at other moments the writer, its fetch
     process and the node all wanted the 2 cores, shared evenly. Lower, the writer gets what
-    the other two leave: the fetch process ran alone a fifth of the backfill's middle before,
-    a sixteenth after, and the backfill took 7.61 -> 7.37 s (medians of 10 interleaved runs,
-    docs/benchmarks.md). With cores to spare nothing waits and nothing changes."""
+    the other two leave, and the backfill is shorter (docs/benchmarks.md, stop 18). With cores
+    to spare nothing waits and nothing changes."""
     try:
         os.nice(WRITER_NICE)
     except OSError:  # never expected (raising one's own nice needs no privilege): run as is

@@ -12,7 +12,7 @@ engines order the column the same way the ints order (so keyset pages agree).
   SQLite orders every INTEGER before every TEXT, and every padded text above every integer
   that fits 64 bits: the mixed column orders as the numbers do (docs/store.md). Nearly every
   gas price, nonce and native value is then an integer of a few bytes: a 78-character text
-  each before revision 0011 (the bench store 222 -> 177 MB, the writer ~0.4 CPU-s faster).
+  each before revision 0011 (a smaller store and a faster writer: docs/benchmarks.md).
 - `I256`: a signed integer of magnitude up to 2**256 - 1, for computed balances (a token that
   moves value without Transfer events can drive one below zero; we store what the events say
   rather than crash or clamp). On SQLite a negative value is "-" followed by the 78-digit

@@ -6,9 +6,8 @@ process that holds the write transaction only encodes and executes statements;
 `writer.write_evm_batch` runs it in place. The column types' encoders (uint256 from 2**63 up
 as padded text where the engine lacks a 256-bit number type) run in the writer, in
 `bulk_insert_ignore`: an int pickles to a few bytes where its 78-digit text takes 80, so
-encoding after the crossing made what crosses 125 -> 80 MB on the bench chain and the fetch
-process's share (preparing and pickling) 1.2-1.4 -> 0.8 CPU-s, the writer's (unpickling and
-encoding) unchanged.
+encoding after the crossing makes what crosses smaller and the fetch process's share cheaper
+(docs/benchmarks.md).
 
 Invariant: a PreparedBatch holds plain tuples, ints, str, bool and None (plus the few token
 infos), so it crosses a process boundary cheaply: pickling the records themselves (then frozen

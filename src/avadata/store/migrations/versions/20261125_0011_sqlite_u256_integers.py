@@ -1,7 +1,7 @@
 """SQLite: uint256 columns hold an INTEGER below 2**63 and padded text above (was: all text).
 
-Why: 78 padded digits per gas price, nonce and value made evm_txs rows twice their size; the
-bench store is 222 -> 177 MB and its backfill's writer ~0.4 CPU-s faster (docs/store.md).
+Why: 78 padded digits per gas price, nonce and value made evm_txs rows twice their size
+(the store's and the writer's figures: docs/benchmarks.md).
 Each table with such a column is rebuilt on SQLite (`dialect.u256_storage`); PostgreSQL's
 NUMERIC(78, 0) columns are unchanged.
 
