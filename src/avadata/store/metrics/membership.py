@@ -34,11 +34,10 @@ from avadata.metrics.rollup import (
 from avadata.store import dialect
 from avadata.store.batch_cache import Carried
 from avadata.store.metrics.driver_sql import chunks, insert_new
-from avadata.store.metrics.last_seen import LastSeen
+from avadata.store.metrics.last_seen import LastSeen, Member
 from avadata.store.metrics.rollup_inputs import stored_changes
 from avadata.store.schema import metric_counts, metric_first_seen, metric_members
 
-Member = tuple[str, str, int, str]  # (kind, interval code, bucket, address)
 Deltas = Counter[tuple[str, str, str, int]]  # (scope, kind, interval code, bucket) -> +n
 _FIRST_KIND = {KIND_ACTIVE: FIRST_ADDRESS, KIND_DEPLOYER: FIRST_DEPLOYER}
 _H, _D, _W, _M = (i.code for i in ALL_INTERVALS)
