@@ -11,10 +11,10 @@ import pytest
 from sqlalchemy import update
 
 from avadata.api.app import create_app
-from avadata.metrics.applier import apply_metrics
 from avadata.metrics.catalog import METRICS
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
+from avadata.store.metrics.rollup_writer import apply_metrics
 from avadata.store.migrate import migrate
 from avadata.store.schema import metric_page_tokens
 from avadata.store.writer import mark_chain, write_evm_batch

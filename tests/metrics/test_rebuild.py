@@ -9,11 +9,11 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from avadata.cli.main import app
-from avadata.metrics import series
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import METRICS
-from avadata.metrics.rebuild import rebuild
 from avadata.store.engine import make_engine
+from avadata.store.metrics import series_reads
+from avadata.store.metrics.rebuild import rebuild
 from avadata.store.migrate import migrate
 from avadata.store.writer import mark_chain, write_evm_batch
 from tests.metrics import oracle
@@ -41,13 +41,13 @@ def test_cli_rebuild_of_a_store_indexed_without_rollups(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "rebuilt metrics of 1 chain" in result.output
     with eng.connect() as conn:
-        scope = series.resolve_scope(conn, "7")
+        scope = series_reads.resolve_scope(conn, "7")
         assert scope is not None
         for name in ("activeAddresses", "txCount", "cumulativeDeployers", "maxTps"):
             interval = Interval.DAY
-            ext = series.extent(conn, scope, interval)
+            ext = series_reads.extent(conn, scope, interval)
             assert ext is not None
-            got = dict(series.points(conn, scope, METRICS[name].name, interval, *ext))
+            got = dict(series_reads.points(conn, scope, METRICS[name].name, interval, *ext))
             want = oracle.series(h.oracle, name, "day")
             assert got.keys() == want.keys()
             assert all(math.isclose(got[t], want[t], rel_tol=1e-12) for t in want)
@@ -56,8 +56,8 @@ def test_cli_rebuild_of_a_store_indexed_without_rollups(tmp_path: Path) -> None:
 
 def test_unbuilt_aggregate_answers_503_over_http(tmp_path: Path) -> None:
     from avadata.api.app import create_app
-    from avadata.metrics.applier import apply_metrics
     from avadata.settings import Settings
+    from avadata.store.metrics.rollup_writer import apply_metrics
     from tests.api.http import TestClient
 
     url = f"sqlite:///{tmp_path / 's.db'}"

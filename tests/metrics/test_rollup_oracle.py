@@ -12,10 +12,11 @@ from sqlalchemy import Engine, select
 from avadata.indexer.appliers import default_appliers
 from avadata.indexer.sink import StoreSink
 from avadata.metrics import buckets, series
-from avadata.metrics.applier import apply_metrics
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import METRICS
 from avadata.store import schema
+from avadata.store.metrics import series_reads
+from avadata.store.metrics.rollup_writer import apply_metrics
 from avadata.store.prepared import prepare
 from avadata.store.writer import mark_chain, write_evm_batch
 from tests.metrics import oracle
@@ -47,11 +48,11 @@ def _load(engine: Engine, days: int = 45) -> dict[int, History]:
 
 def _api_series(engine: Engine, scope_key: str, metric: str, interval: Interval):
     with engine.connect() as conn:
-        scope = series.resolve_scope(conn, scope_key)
+        scope = series_reads.resolve_scope(conn, scope_key)
         assert scope is not None
-        ext = series.extent(conn, scope, interval)
+        ext = series_reads.extent(conn, scope, interval)
         assert ext is not None
-        return dict(series.points(conn, scope, METRICS[metric].name, interval, *ext))
+        return dict(series_reads.points(conn, scope, METRICS[metric].name, interval, *ext))
 
 
 def _same(a: float, b: float) -> bool:
@@ -138,7 +139,7 @@ def test_chain_joining_later_builds_the_aggregate(engine: Engine) -> None:
     for batch in a.batches:
         write_evm_batch(engine, batch, appliers=[apply_metrics])
     with engine.connect() as conn:  # one chain: the aggregate reads the chain's own rows
-        scope = series.resolve_scope(conn, "testnet")
+        scope = series_reads.resolve_scope(conn, "testnet")
         assert scope is not None and scope.key == "11"
     mark_chain(engine, 22, network="testnet")
     for batch in b.batches:
@@ -177,11 +178,11 @@ def test_aggregate_not_built_yet_is_unavailable_not_wrong(engine: Engine) -> Non
             )
         )
     with engine.connect() as conn:
-        scope = series.resolve_scope(conn, "testnet")
+        scope = series_reads.resolve_scope(conn, "testnet")
         assert scope is not None and not scope.materialized
         with pytest.raises(series.ScopeNotReady):
-            series.points(conn, scope, METRICS["activeAddresses"].name, Interval.DAY, 0, 0)
-    from avadata.metrics.rebuild import rebuild
+            series_reads.points(conn, scope, METRICS["activeAddresses"].name, Interval.DAY, 0, 0)
+    from avadata.store.metrics.rebuild import rebuild
 
     rebuild(engine)
     want = oracle.series(a.oracle + b.oracle, "activeAddresses", "week")
@@ -190,7 +191,7 @@ def test_aggregate_not_built_yet_is_unavailable_not_wrong(engine: Engine) -> Non
 
 def test_through_the_indexers_sink_a_rollback_and_a_replay(engine: Engine) -> None:
     """The indexer's sink keeps each address's last active bucket between batches
-    (store/carried.py): through a rolled-back transaction and a replayed range, the distinct
+    (store/batch_cache.py): through a rolled-back transaction and a replayed range, the distinct
     counts still agree with the oracle."""
     hs = {c: history(c, seed=c, days=6, batch_blocks=4) for c in (11, 22)}
     for c in hs:

@@ -120,7 +120,7 @@ def _expected_balances(batches: list[tuple[int, int]]) -> dict[str, list[tuple]]
 
 def test_balances_carried_between_batches_survive_a_rollback_and_a_replay(engine) -> None:
     """The sink keeps the balances each batch leaves for the next one's priors
-    (store/carried.py): after a rolled-back transaction and a replayed range, the
+    (store/batch_cache.py): after a rolled-back transaction and a replayed range, the
     history rows are still the running sums of the transfers."""
     failing = {"on": True}
 

@@ -18,9 +18,9 @@ def rebuild(
     ] = None,
 ) -> None:
     """Recompute every metric bucket from the stored blocks, txs, transfers and contracts."""
-    from avadata.metrics.rebuild import rebuild as run
     from avadata.settings import Settings
     from avadata.store.engine import make_engine
+    from avadata.store.metrics.rebuild import rebuild as run
     from avadata.store.migrate import migrate
 
     url = db or Settings().db_url

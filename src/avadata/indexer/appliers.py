@@ -18,9 +18,9 @@ from pathlib import Path
 from sqlalchemy import Connection
 
 from avadata.indexer.sink import Applier, SplitApplier
-from avadata.metrics.applier import apply_changes, apply_metrics
 from avadata.metrics.rollup import RollupChanges, changes
-from avadata.store.carried import Carried
+from avadata.store.batch_cache import Carried
+from avadata.store.metrics.rollup_writer import apply_changes, apply_metrics
 
 TIMING_ENV = "AVADATA_ROLLUP_TIMING"
 

@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Engine, select
 
 from avadata.records import EvmBatch
 from avadata.store import cursors, schema, writer
-from avadata.store.carried import Carried
+from avadata.store.batch_cache import Carried
 from avadata.store.prepared import PreparedBatch
 
 Applier = Callable[[Connection, EvmBatch], None]
@@ -29,7 +29,7 @@ class SplitApplier:
 
     prepare: Callable[[EvmBatch], Any]
     apply: Callable[..., None]  # (conn, prepared) [, carried=]
-    # `apply` takes `carried=` too: what the sink's earlier batches left (store/carried.py).
+    # `apply` takes `carried=` too: what the sink's earlier batches left (store/batch_cache.py).
     carries: bool = False
 
     def __call__(self, conn: Connection, batch: EvmBatch) -> None:

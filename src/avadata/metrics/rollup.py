@@ -1,7 +1,8 @@
 """EvmBatch -> rollup changes: what one batch contributes to the metric buckets (pure).
 
-Stage: metrics. No I/O: `applier.py` writes these changes inside the store writer's
-transaction, and `rebuild.py` feeds it rows read back from the store.
+Stage: metrics (pure; imports no store module, so the fetch process can run it beside
+decoding). `store/metrics/rollup_writer.py` writes these changes inside the store writer's
+transaction, and `store/metrics/rebuild.py` feeds it rows read back from the store.
 
 Invariants:
 - a block's additive contributions (txs, gas, fees, gas prices, contracts) are carried by one
@@ -20,6 +21,14 @@ from typing import Protocol
 
 from avadata.metrics.buckets import ALL_INTERVALS, HOUR, Interval, start
 from avadata.records import EvmBatch
+
+# The kinds of distinct count (the `kind` of the membership and count rows): members of a
+# bucket, and first sightings per day.
+KIND_ACTIVE = "a"
+KIND_SENDER = "s"
+KIND_DEPLOYER = "d"
+FIRST_ADDRESS = "A"
+FIRST_DEPLOYER = "D"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +50,9 @@ class BlockStats:
 
 # Each address's distinct bucket starts in a batch, ascending. Grouped here, where the batch
 # is decoded (the fetch process), rather than as (bucket, address) pairs: the writer counts
-# per address (lastseen.py), and its grouping of ~250,000 pairs per bench backfill (~0.1
-# CPU-s) and their crossing as tuples (~0.06 more) were on its side (docs/benchmarks.md).
+# per address (store/metrics/last_seen.py), and its grouping of ~250,000 pairs per bench
+# backfill (~0.1 CPU-s) and their crossing as tuples (~0.06 more) were on its side
+# (docs/benchmarks.md).
 Buckets = dict[str, list[int]]
 
 

@@ -1,57 +1,36 @@
-"""Reads of `metric_sums`: the additive per-bucket sums behind txCount, gasUsed, feesPaid,
-contracts, gas prices and the rates, for one chain or merged over an aggregate's chains.
+"""The additive per-bucket sums behind txCount, gasUsed, feesPaid, contracts, gas prices and
+the rates: which columns a metric needs, and its value from them, for one chain or merged over
+an aggregate's chains.
 
-Stage: metrics (reads only). Hot pages (2,160 hourly rows) are read as driver SQL.
+Stage: metrics (pure). `store/metrics/series_reads.py` reads the `metric_sums` rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection
-
-from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import MetricName
-from avadata.metrics.sqlfast import mark
-from avadata.store.schema import metric_sums
+from avadata.metrics.rollup import BucketSums
 
 Number = int | float
 # JSON numbers past 2**63 do not fit orjson's integers (fees in wei can): send them as floats.
 _MAX_EXACT = 2**63 - 1
 
-
-@dataclass(frozen=True, slots=True)
-class SumsRow:
-    """One bucket's sums (only the columns a metric asked for are filled)."""
-
-    blocks: int = 0
-    txs: int = 0
-    gas_used: int = 0
-    fees: int = 0
-    gas_price_sum: int = 0
-    gas_price_max: int = 0
-    contracts: int = 0
-    first_ts: int | None = None
-    last_ts: int | None = None
-    max_tps: float = 0.0
-    max_gps: float = 0.0
-
-
-EMPTY = SumsRow()
+# The sums of a bucket without rows (read only, never added to).
+EMPTY = BucketSums()
 
 
 def json_number(v: int) -> Number:
     return v if v <= _MAX_EXACT else float(v)
 
 
-def _avg_gas_price(r: SumsRow) -> Number:
+def _avg_gas_price(r: BucketSums) -> Number:
     return r.gas_price_sum / r.txs if r.txs else 0
 
 
 # One bucket's value from its (chain-merged) sums.
-VALUE: dict[MetricName, Callable[[SumsRow], Number]] = {
+VALUE: dict[MetricName, Callable[[BucketSums], Number]] = {
     MetricName.TX_COUNT: lambda r: r.txs,
     MetricName.GAS_USED: lambda r: json_number(r.gas_used),
     MetricName.FEES_PAID: lambda r: json_number(r.fees),
@@ -63,28 +42,14 @@ VALUE: dict[MetricName, Callable[[SumsRow], Number]] = {
 }
 
 
-def merge(per_chain: dict[int, dict[int, SumsRow]]) -> dict[int, SumsRow]:
+def merge(per_chain: dict[int, dict[int, BucketSums]]) -> dict[int, BucketSums]:
     """Per-bucket sums over chains: additive fields add, maxima take the largest."""
     if len(per_chain) == 1:
         return next(iter(per_chain.values()))
-    out: dict[int, SumsRow] = {}
+    out: dict[int, BucketSums] = {}
     for rows in per_chain.values():
         for t, r in rows.items():
-            o = out.get(t)
-            out[t] = (
-                r
-                if o is None
-                else SumsRow(
-                    txs=o.txs + r.txs,
-                    gas_used=o.gas_used + r.gas_used,
-                    fees=o.fees + r.fees,
-                    gas_price_sum=o.gas_price_sum + r.gas_price_sum,
-                    gas_price_max=max(o.gas_price_max, r.gas_price_max),
-                    contracts=o.contracts + r.contracts,
-                    max_tps=max(o.max_tps, r.max_tps),
-                    max_gps=max(o.max_gps, r.max_gps),
-                )
-            )
+            out.setdefault(t, BucketSums()).add(r)
     return out
 
 
@@ -120,20 +85,14 @@ ONE_COLUMN: dict[MetricName, tuple[str, Callable[[Iterable[Number]], Number]]] =
 
 
 def one_column(
-    conn: Connection,
-    chain_ids: tuple[int, ...],
-    metric: MetricName,
-    interval: Interval,
-    oldest: int,
-    newest: int,
-    stamps: list[int],
+    metric: MetricName, per_chain_rows: Iterable[Sequence[Any]], stamps: list[int]
 ) -> list[tuple[int, Number]]:
+    """(bucket, value) for each of `stamps` of a ONE_COLUMN metric, from each chain's rows
+    (bucket, column value); a bucket without a row is 0."""
     column, combine = ONE_COLUMN[metric]
     big = column in U256_COLUMNS
-    per_chain: list[dict[int, Number]] = []
-    for chain_id in chain_ids:
-        rows = select_rows(conn, chain_id, interval, oldest, newest, (column,))
-        per_chain.append({int(r[0]): int(r[1]) if big else r[1] for r in rows})
+    per_chain = [{int(r[0]): int(r[1]) if big else r[1] for r in rows} for rows in per_chain_rows]
+    values: dict[int, Number]
     if len(per_chain) == 1:
         values = per_chain[0]
     else:
@@ -149,40 +108,16 @@ def one_column(
     return [(t, get(t, zero)) for t in stamps]
 
 
-def select_rows(
-    conn: Connection,
-    chain_id: int,
-    interval: Interval,
-    oldest: int,
-    newest: int,
-    columns: tuple[str, ...],
-) -> Sequence[Any]:
-    """Rows (bucket, *columns) of a chain's buckets in [oldest, newest], as driver SQL: a page
-    can be 2,160 rows and SQLAlchemy's per-row processing would be most of the request."""
-    ph = mark(conn)
-    cols = ", ".join(f'"{c}"' for c in columns)
-    sql = (
-        f'SELECT "bucket", {cols} FROM "{metric_sums.name}" '
-        f'WHERE "chain_id" = {ph} AND "interval" = {ph} AND "bucket" BETWEEN {ph} AND {ph}'
-    )
-    return conn.exec_driver_sql(sql, (chain_id, interval.code, oldest, newest)).all()
-
-
-def read_sums(
-    conn: Connection,
-    chain_id: int,
-    interval: Interval,
-    oldest: int,
-    newest: int,
-    columns: tuple[str, ...],
-) -> dict[int, SumsRow]:
-    """The `columns` of the chain's buckets in [oldest, newest]. U256 columns arrive as the
-    engine stores them (text or NUMERIC) and become ints here, as coltypes.U256 would."""
+def sums_by_bucket(
+    rows: Iterable[Sequence[Any]], columns: tuple[str, ...]
+) -> dict[int, BucketSums]:
+    """Rows (bucket, *columns) as each bucket's sums. U256 columns arrive as the engine stores
+    them (text or NUMERIC) and become ints here, as coltypes.U256 would."""
     big = [i for i, c in enumerate(columns) if c in U256_COLUMNS]
-    out: dict[int, SumsRow] = {}
-    for r in select_rows(conn, chain_id, interval, oldest, newest, columns):
+    out: dict[int, BucketSums] = {}
+    for r in rows:
         values = list(r[1:])
         for i in big:
             values[i] = int(values[i])
-        out[int(r[0])] = SumsRow(**dict(zip(columns, values, strict=True)))
+        out[int(r[0])] = BucketSums(**dict(zip(columns, values, strict=True)))
     return out

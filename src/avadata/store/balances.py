@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Table, tuple_
 
 from avadata.records import TokenTransfer
 from avadata.store import dialect
-from avadata.store.carried import Carried
+from avadata.store.batch_cache import Carried
 from avadata.store.rows import ERC20_BALANCE_COLUMNS, ERC1155_BALANCE_COLUMNS
 from avadata.store.schema import erc20_balances, erc721_owners, erc1155_balances
 
@@ -35,7 +35,7 @@ def balance_history(
     """{(key, block): balance after that block} for every block in which a key was touched.
 
     `transfers` are in position order; `prior(keys)` gives each key's balance before them,
-    in a dict the running sums then update in place (`carried.Carried` keeps it for the
+    in a dict the running sums then update in place (`batch_cache.Carried` keeps it for the
     next batch).
     """
     deltas: list[tuple[int, Any, int]] = []

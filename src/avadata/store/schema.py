@@ -346,8 +346,8 @@ native_balances = Table(
     sqlite_with_rowid=False,
 )
 
-# --- Metrics rollups (avadata.metrics; written by metrics.applier inside the writer's
-# transaction, rebuilt by `avadata metrics rebuild`). Interval codes: h, d, w, m.
+# --- Metrics rollups (avadata.metrics; written by store.metrics.rollup_writer inside the
+# writer's transaction, rebuilt by `avadata metrics rebuild`). Interval codes: h, d, w, m.
 
 # One row per block seen by the rollup: its insert decides whether the block's additive
 # contributions are new (a replayed block inserts nothing, so adds nothing).
@@ -439,8 +439,8 @@ metric_last_seen = Table(
     sqlite_with_rowid=False,
 )
 
-# Aggregate membership scopes that are materialised (see avadata.metrics.scopes): the key is
-# derived from the set of chains, listed here for the record.
+# Aggregate membership scopes that are materialised (see avadata.store.metrics.scope_rows): the
+# key is derived from the set of chains, listed here for the record.
 metric_scopes = Table(
     "metric_scopes",
     metadata,

@@ -29,7 +29,7 @@ from avadata.store import balances, dialect
 from avadata.store import cursors as cursor_mod
 from avadata.store import rows as R
 from avadata.store.balances import ZERO_ADDRESS as ZERO_ADDRESS  # re-exported
-from avadata.store.carried import Carried
+from avadata.store.batch_cache import Carried
 from avadata.store.cursors import EVM_SOURCE
 from avadata.store.prepared import PreparedBatch, prepare
 from avadata.store.schema import chains, evm_blocks, metadata, tokens

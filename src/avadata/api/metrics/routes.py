@@ -1,6 +1,6 @@
 """GET /v2/chains/{chainId}/metrics/{metric} and the legacy GET /v1/avg_tps/{chainId}.
 
-Stage: api. Validate, read the rollups (avadata.metrics.series), shape the seed's JSON.
+Stage: api. Validate, read the rollups (avadata.store.metrics.series_reads), shape the seed's JSON.
 
 - Points are newest first, one per bucket (dense, zeros included) from the chain's first
   rolled-up bucket to its newest; timestamps are integer bucket starts.
@@ -27,6 +27,7 @@ from avadata.api.metrics.tokens import PageQuery
 from avadata.metrics import buckets, series
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import METRICS, MetricName
+from avadata.store.metrics import series_reads
 
 router = APIRouter(tags=["Metrics"])
 
@@ -41,7 +42,7 @@ Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
 
 
 def _scope(conn: Connection, chain_id: str) -> series.Scope:
-    scope = series.resolve_scope(conn, chain_id)
+    scope = series_reads.resolve_scope(conn, chain_id)
     if scope is None:
         if chain_id.isdigit():
             raise not_found(f"chainId: chain {chain_id} is not indexed (see GET /v2/chains)")
@@ -92,9 +93,9 @@ def _page(
         raise bad_request(f"startTimestamp: must be <= endTimestamp ({start} > {end})")
     body: dict[str, Any] = {"results": []}
     headers: dict[str, str] = {}
-    ext = series.extent(conn, scope, interval)
+    ext = series_reads.extent(conn, scope, interval)
     # Only the v1 shape reports it (lastRun); v2 requests skip the query.
-    last_block = series.newest_block_ts(conn, scope) if route == "v1" else None
+    last_block = series_reads.newest_block_ts(conn, scope) if route == "v1" else None
     if token:
         q = m.tokens.redeem(token, route)
         if (q.chain_id, q.metric, q.interval) != (chain_id, metric.value, interval.value):
@@ -112,7 +113,7 @@ def _page(
         return body, headers, last_block
     page_oldest = buckets.back(newest, size - 1, interval, oldest)
     try:
-        pts = series.points(conn, scope, metric, interval, page_oldest, newest)
+        pts = series_reads.points(conn, scope, metric, interval, page_oldest, newest)
     except series.ScopeNotReady:
         raise ApiError(
             503,

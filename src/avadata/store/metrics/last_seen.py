@@ -1,6 +1,7 @@
 """Distinct counts of a single chain from one row per address: its last active bucket.
 
-Stage: metrics (reads and writes metric_last_seen, reports count deltas).
+Stage: store (the metrics rollup's writing half: reads and writes metric_last_seen, reports
+count deltas).
 
 Why it is exact: the store writer takes a chain's blocks only in order (it refuses gaps), and
 block timestamps never decrease, so an address's activity reaches us in time order. An hour h
@@ -9,9 +10,9 @@ that bucket starts after the bucket of the last active hour; no row at all is a 
 sighting. A replayed range only holds hours <= the last one, so it counts nothing. One row
 read and one row written per (kind, address) and batch, instead of a membership row per
 interval. Aggregates of several chains see activity out of time order and keep membership
-rows instead (applier.py).
+rows instead (membership.py).
 
-The writer's `carried.Carried` keeps each address's last bucket after a batch for the next one
+The writer's `batch_cache.Carried` keeps each address's last bucket after a batch for the next one
 (in a backfill nearly every address a batch sees, the batch before saw): the store is asked
 only for the others.
 """
@@ -25,8 +26,8 @@ from sqlalchemy import Connection
 
 from avadata.metrics.buckets import DAY, Interval, month_of_day, start, week_of_day
 from avadata.metrics.rollup import Buckets
-from avadata.metrics.sqlfast import select_in, upsert_max
-from avadata.store.carried import Carried
+from avadata.store.batch_cache import Carried
+from avadata.store.metrics.driver_sql import select_in, upsert_max
 from avadata.store.schema import metric_last_seen
 
 Member = tuple[str, str, int, str]  # (kind, interval code, bucket, address)

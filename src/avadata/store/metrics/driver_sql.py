@@ -1,15 +1,15 @@
 """Driver SQL for the rollup's hot paths, spelled alike on SQLite and PostgreSQL.
 
-Stage: metrics. SQLAlchemy's per-row parameter processing costs ~20 us a row, several times
-the database's own work, so the statements that move thousands of rows per batch are written
-here as multi-row driver SQL. Only the driver's placeholder differs (qmark for sqlite3, %s for
-psycopg), read from the DBAPI's declared paramstyle; no dialect name is consulted. Plain
-integer and text columns only (never U256).
+Stage: store (the metrics rollup's reads and writes). SQLAlchemy's per-row parameter processing
+costs ~20 us a row, several times the database's own work, so the statements that move
+thousands of rows per batch are written here as multi-row driver SQL. Only the driver's
+placeholder differs (qmark for sqlite3, %s for psycopg), read from the DBAPI's declared
+paramstyle; no dialect name is consulted. Plain integer and text columns only (never U256).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import Connection
@@ -18,6 +18,16 @@ from sqlalchemy import Connection
 def mark(conn: Connection) -> str:
     """The driver's positional placeholder."""
     return "?" if conn.dialect.paramstyle == "qmark" else "%s"
+
+
+# Keys per IN (...) lookup: far below SQLite's bound-parameter limit.
+_KEYS_PER_LOOKUP = 500
+
+
+def chunks(items: Sequence[Any], n: int = _KEYS_PER_LOOKUP) -> Iterator[Sequence[Any]]:
+    """`items` in runs of `n` (the keys of one IN (...) lookup)."""
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
 
 
 # Rows per multi-row INSERT: 1,000 x 5 parameters stays under SQLite's 32,766 bound values.
@@ -88,8 +98,7 @@ def select_in(
     cols = ", ".join(f'"{c}"' for c in columns)
     where = " AND ".join(f'"{c}" = {ph}' for c in fixed)
     out: list[tuple[Any, ...]] = []
-    for i in range(0, len(values), 500):
-        part = values[i : i + 500]
+    for part in chunks(values):
         sql = (
             f'SELECT {cols} FROM "{table}" WHERE {where} AND "{key}" IN '
             f"({', '.join([ph] * len(part))})"

@@ -1,9 +1,10 @@
 """Recompute every metric bucket from the stored rows: `avadata metrics rebuild`.
 
-Stage: metrics. Reads blocks, transactions, transfers and contracts back from the store and
-feeds them, block range by block range, through the same rollup and applier the indexer uses,
-after emptying the rollup tables, all in ONE transaction: readers see the old buckets or the
-new ones, never a half-built mix. Page tokens are left alone.
+Stage: store (the metrics rollup's writing half). Reads blocks, transactions, transfers and
+contracts back from the store and feeds them, block range by block range, through the same
+rollup and applier the indexer uses, after emptying the rollup tables, all in ONE transaction:
+readers see the old buckets or the new ones, never a half-built mix. Page tokens are left
+alone.
 
 Use it after indexing without the applier, after changing a chain's network, or to check the
 rollups: a rebuild of a consistent store changes nothing.
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, delete, select
 
-from avadata.metrics.applier import apply_changes
-from avadata.metrics.stored import stored_changes
+from avadata.store.metrics.rollup_inputs import stored_changes
+from avadata.store.metrics.rollup_writer import apply_changes
 from avadata.store.schema import (
     chains,
     metric_blocks,

@@ -1,7 +1,7 @@
 """Stored rows read back as rollup input: what `metrics rebuild` and the materialisation of an
 aggregate scope roll up (the same `changes_of` the indexer's batches go through).
 
-Stage: metrics (reads blocks, txs, transfers and contracts of the store).
+Stage: store (reads blocks, txs, transfers and contracts for the metrics rollup).
 """
 
 from __future__ import annotations

@@ -1,0 +1,177 @@
+"""Apply rollup changes inside the store writer's transaction: the metrics rollup's writing half.
+
+Stage: store (writes only the metric_* tables). The indexer's metrics applier is a
+SplitApplier of `metrics.rollup.changes` (its pure half, run where the batch is decoded) and
+`apply_changes` (this half); tests and the benchmark pass `apply_metrics` to
+`store.writer.write_evm_batch(..., appliers=[apply_metrics])`. It runs after the batch's rows
+and before the cursor moves, in the same transaction, so rows, rollups and cursor commit
+together.
+
+Invariants (why a replayed or re-indexed range changes nothing):
+- additive sums move only for blocks whose `metric_blocks` row was new (INSERT .. ON CONFLICT
+  DO NOTHING .. RETURNING says which), and max samples are idempotent;
+- distinct counts move only for what is new (membership.py).
+Sums are read FOR UPDATE first, so two writers (two chains feeding `total` on PostgreSQL)
+serialise instead of losing updates.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
+
+from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
+from avadata.metrics.rollup import (
+    BlockStats,
+    BucketSums,
+    RollupChanges,
+    block_sample,
+    bucket_sums,
+    changes,
+)
+from avadata.records import EvmBatch
+from avadata.store import dialect
+from avadata.store.batch_cache import Carried
+from avadata.store.metrics.driver_sql import chunks, insert_new
+from avadata.store.metrics.membership import distinct, materialize
+from avadata.store.metrics.scope_rows import scopes_for
+from avadata.store.schema import metric_blocks, metric_sums
+
+
+def apply_metrics(conn: Connection, batch: EvmBatch) -> None:
+    """The store-writer applier: roll `batch` up (an `Applier` for write_evm_batch)."""
+    apply_changes(conn, changes(batch))
+
+
+def apply_changes(conn: Connection, ch: RollupChanges, carried: Carried | None = None) -> None:
+    """`carried`: the last active buckets the writer's earlier batches left (last_seen.py)."""
+    scopes = scopes_for(conn, ch.chain_id, materialize)
+    new_blocks = _insert_blocks(conn, ch.chain_id, ch.blocks)
+    deltas = bucket_sums(new_blocks)
+    _add_samples(conn, ch.chain_id, new_blocks, deltas)
+    _write_sums(conn, ch.chain_id, deltas)
+    distinct(conn, scopes, ch, carried)
+
+
+def _insert_blocks(conn: Connection, chain_id: int, blocks: list[BlockStats]) -> list[BlockStats]:
+    """Insert the blocks' rows; return the blocks that were not stored before."""
+    if not blocks:
+        return []
+    rows = [(chain_id, b.number, b.timestamp, b.tx_count, b.gas_used) for b in blocks]
+    new = {
+        int(r[0])
+        for r in insert_new(
+            conn,
+            metric_blocks.name,
+            ("chain_id", "number", "timestamp", "tx_count", "gas_used"),
+            rows,
+            ("number",),
+        )
+    }
+    return [b for b in blocks if b.number in new]
+
+
+def _add_samples(
+    conn: Connection,
+    chain_id: int,
+    new_blocks: list[BlockStats],
+    deltas: dict[tuple[Interval, int], BucketSums],
+) -> None:
+    """maxTps/maxGps samples of the new blocks and of the block right after each of them.
+
+    The follower's sample changes when its previous block arrives late; a sample only ever
+    grows as blocks fill in, so keeping the max of old and new samples stays exact.
+    """
+    if not new_blocks:
+        return
+    numbers = {b.number for b in new_blocks}
+    candidates = numbers | {n + 1 for n in numbers}
+    lo, hi = min(numbers) - 1, max(numbers) + 1
+    mb = metric_blocks.c
+    known = {
+        r.number: (r.timestamp, r.tx_count, r.gas_used)
+        for r in conn.execute(
+            select(mb.number, mb.timestamp, mb.tx_count, mb.gas_used).where(
+                mb.chain_id == chain_id, mb.number.between(lo, hi)
+            )
+        )
+    }
+    for n in sorted(candidates):
+        if n not in known or n - 1 not in known:
+            continue
+        ts, txs, gas = known[n]
+        prev_ts = known[n - 1][0]
+        tps, gps = block_sample(txs, ts, prev_ts), block_sample(gas, ts, prev_ts)
+        for interval in ALL_INTERVALS:
+            deltas.setdefault((interval, start(ts, interval)), BucketSums()).sample(tps, gps)
+
+
+_SUM_COLS = (
+    "blocks",
+    "txs",
+    "gas_used",
+    "fees",
+    "gas_price_sum",
+    "gas_price_max",
+    "contracts",
+    "first_ts",
+    "last_ts",
+    "max_tps",
+    "max_gps",
+)
+
+
+def _write_sums(
+    conn: Connection, chain_id: int, deltas: dict[tuple[Interval, int], BucketSums]
+) -> None:
+    """Add `deltas` to the stored sums (read-modify-write: U256 is never summed in SQL)."""
+    if not deltas:
+        return
+    s = metric_sums.c
+    zero = {c: 0 for c in _SUM_COLS} | {"first_ts": None, "last_ts": None, "max_tps": 0.0}
+    zero["max_gps"] = 0.0
+    keys = [(i.code, b) for i, b in deltas]
+    conn.execute(
+        dialect.insert_or_ignore(conn, metric_sums),
+        [{"chain_id": chain_id, "interval": i, "bucket": b, **zero} for i, b in keys],
+    )
+    stored: dict[tuple[str, int], BucketSums] = {}
+    for part in chunks(keys):
+        q = (
+            select(metric_sums)
+            .where(s.chain_id == chain_id, tuple_(s.interval, s.bucket).in_(list(part)))
+            .with_for_update()
+        )
+        for r in conn.execute(q):
+            stored[(r.interval, r.bucket)] = BucketSums(
+                blocks=r.blocks,
+                txs=r.txs,
+                gas_used=r.gas_used,
+                fees=r.fees,
+                gas_price_sum=r.gas_price_sum,
+                gas_price_max=r.gas_price_max,
+                contracts=r.contracts,
+                first_ts=r.first_ts,
+                last_ts=r.last_ts,
+                max_tps=r.max_tps,
+                max_gps=r.max_gps,
+            )
+    params = []
+    for (interval, bucket), d in deltas.items():
+        row = stored[(interval.code, bucket)]
+        row.add(d)
+        params.append(
+            {"k_chain": chain_id, "k_interval": interval.code, "k_bucket": bucket}
+            | {c: getattr(row, c) for c in _SUM_COLS}
+        )
+    stmt = (
+        update(metric_sums)
+        .where(
+            and_(
+                s.chain_id == bindparam("k_chain"),
+                s.interval == bindparam("k_interval"),
+                s.bucket == bindparam("k_bucket"),
+            )
+        )
+        .values({c: bindparam(c) for c in _SUM_COLS})
+    )
+    conn.execute(stmt, params)
