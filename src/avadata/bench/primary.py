@@ -36,11 +36,11 @@ from typing import Any
 import httpx
 from sqlalchemy import func, select
 
-from avadata.api import bench as api_bench
 from avadata.api.keystore import read_secret
 
 # The token layout is paging.py's; the bench re-signs a token, it does not invent one.
 from avadata.api.paging import PageCodec
+from avadata.bench import api_load
 from avadata.decode.codec import api
 from avadata.decode.codec.components import (
     AvaxBaseTx,
@@ -279,7 +279,7 @@ class Case:
 @dataclass(slots=True)
 class ApiResult:
     tool: str  # "wrk -t1 -cN -dSs" or "httpx, N requests"
-    results: list[api_bench.Result]
+    results: list[api_load.Result]
     deep_first: dict[str, str]  # first row ID served on the deep page
     deep_rows_in: int
     walked: dict[str, bool] | None  # with check_walk: the walked deep page equals ours
@@ -344,7 +344,7 @@ def deep_name(endpoint: str, rows_in: int) -> str:
     return f"{endpoint}, {rows_in:,} rows in"
 
 
-def _timed(client: httpx.Client, name: str, url: str, rounds: int) -> api_bench.Result:
+def _timed(client: httpx.Client, name: str, url: str, rounds: int) -> api_load.Result:
     took: list[float] = []
     errors = 0
     t0 = time.perf_counter()
@@ -356,7 +356,7 @@ def _timed(client: httpx.Client, name: str, url: str, rounds: int) -> api_bench.
     total = time.perf_counter() - t0
     took.sort()
     p99 = took[min(len(took) - 1, round(0.99 * (len(took) - 1)))]
-    return api_bench.Result(name, rounds / total, statistics.median(took), p99, errors)
+    return api_load.Result(name, rounds / total, statistics.median(took), p99, errors)
 
 
 def measure_api(
@@ -375,7 +375,7 @@ def measure_api(
     rows_in = (page - 1) * WALK_PAGE
     if rows_in >= store.hot_utxos:
         raise SystemExit(f"page {page:,} is past the {store.hot_utxos:,} UTXOs: more --utxos")
-    port = api_bench._free_port()
+    port = api_load._free_port()
     env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
     server = subprocess.Popen(
         [sys.executable, "-m", "avadata", "serve", "--db", store.db, "--port", str(port)],
@@ -389,7 +389,7 @@ def measure_api(
     # Several addresses: each one's first page, merged (the hot one's 100,000 links unsorted).
     qs = "addresses=" + ",".join([store.hot, *(_other(n) for n in range(2))])
     try:
-        api_bench._wait(base, server)
+        api_load._wait(base, server)
         engine = make_engine(store.db)
         with engine.connect() as conn:
             secret = read_secret(conn)
@@ -402,7 +402,7 @@ def measure_api(
                 first = client.get(path).json()["nextPageToken"]
                 deep[key] = _deep_token(first, secret, positions[key])
             cases = [
-                Case(f"trivial ({api_bench.TRIVIAL})", api_bench.TRIVIAL),
+                Case(f"trivial ({api_load.TRIVIAL})", api_load.TRIVIAL),
                 Case("transactions, page 1", txs_path),
                 Case(
                     deep_name("transactions", rows_in),
@@ -434,11 +434,11 @@ def measure_api(
                 # wrk stops sending at its deadline, but the server still finishes the
                 # requests in flight: one /healthz waits them out (routes run inline on the
                 # event loop), so no case inherits the previous case's queue.
-                client.get(api_bench.TRIVIAL)
+                client.get(api_load.TRIVIAL)
                 for _ in range(3 if use_wrk else min(20, rounds)):
                     client.get(c.path)
                 if use_wrk:
-                    results.append(api_bench.wrk(c.name, base + c.path, connections, seconds))
+                    results.append(api_load.wrk(c.name, base + c.path, connections, seconds))
                 else:
                     results.append(_timed(client, c.name, c.path, rounds))
             load_after = os.getloadavg()[0]
@@ -468,7 +468,7 @@ def measure_api(
 
 def wrk_available(install: bool) -> bool:
     if shutil.which("wrk") is None and install:
-        api_bench.ensure_wrk()
+        api_load.ensure_wrk()
     return shutil.which("wrk") is not None
 
 

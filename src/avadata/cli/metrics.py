@@ -57,8 +57,8 @@ def bench(
 
     Example: avadata bench metrics --txs 1000000 --days 365
     """
+    from avadata.bench import metrics as b
     from avadata.bench.machine import describe, write_section
-    from avadata.metrics import bench as b
     from avadata.paths import REPO_ROOT
 
     result = b.run(

@@ -99,7 +99,7 @@ def bench_api(
 
     Example: avadata bench api --txs 1000000 --seconds 10
     """
-    from avadata.api.bench import run
+    from avadata.bench.api_load import run
     from avadata.bench.machine import describe, write_section
     from avadata.paths import REPO_ROOT
 

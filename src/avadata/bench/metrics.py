@@ -1,6 +1,6 @@
 """`avadata bench metrics`: rollup cost while writing, and metric request latency.
 
-Stage: metrics (a tool, not a test). Writes a synthetic chain spanning `days` days (`txs`
+Stage: bench (measures the metrics stage). Writes a synthetic chain spanning `days` days (`txs`
 transactions from a pool of `accounts` addresses, some ERC-20 transfers and contract
 creations) through the real store writer with the real applier, timing the applier's share of
 the write; then times metric requests (hourly pages of 2,160 points, daily series, aggregates)
@@ -339,7 +339,7 @@ def report(result: BenchResult, *, rounds: int, machine: str, command: str) -> s
     summary = result.latency.summary()
     lines = [
         f"Store: SQLite, synthetic chain of {w.txs:,} transactions in {w.blocks:,} blocks"
-        " (`avadata.metrics.bench`), written through the store writer with the metrics"
+        " (`avadata.bench.metrics`), written through the store writer with the metrics"
         f" applier in the same transaction. Requests: {rounds} per case (after {WARMUP}"
         f" untimed ones) through {result.where}, one after another.",
         "",

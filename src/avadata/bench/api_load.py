@@ -1,10 +1,11 @@
 """`avadata bench api`: wrk against every EVM endpoint of a served store of >= 1M transactions,
 beside a trivial endpoint of the same app (the ceiling), in one run.
 
-Stage: api (benchmark). The load (wrk connections) is the largest of 1, 2, 4, 8, 16 at which
-the trivial endpoint's p99 stays under 5 ms; every endpoint is then measured at that load.
-Page 10,000 is reached with a token built exactly as the server builds it (same secret, same
-digest), positioned by one OFFSET query of the benchmark itself, never by the server.
+Stage: bench (measures the api stage). The load (wrk connections) is the largest of 1, 2, 4,
+8, 16 at which the trivial endpoint's p99 stays under 5 ms; every endpoint is then measured at
+that load. Page 10,000 is reached with a token built exactly as the server builds it (same
+secret, same digest), positioned by one OFFSET query of the benchmark itself, never by the
+server.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from pathlib import Path
 import httpx
 from sqlalchemy import Engine, func, select
 
-from avadata.api import benchstore
 from avadata.api.keystore import read_secret
 from avadata.api.paging import PageCodec, params_digest
+from avadata.bench import api_store
 from avadata.paths import REPO_ROOT
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
@@ -84,7 +85,7 @@ def ensure_store(db: str | None, txs: int) -> tuple[str, int]:
             raise SystemExit(f"{url} holds {count} bench transactions, fewer than {txs}")
         print(f"building a store of {txs:,} transactions in {url} ...", file=sys.stderr)
         start = time.monotonic()
-        benchstore.build(
+        api_store.build(
             engine, txs, progress=lambda n: print(f"\r  {n:,} txs", end="", file=sys.stderr)
         )
         print(f"\n  built in {time.monotonic() - start:.0f} s", file=sys.stderr)
@@ -98,7 +99,7 @@ def _tx_count(engine: Engine) -> int:
         found = conn.execute(
             select(func.count())
             .select_from(evm_txs)
-            .where(evm_txs.c.chain_id == benchstore.CHAIN_ID)
+            .where(evm_txs.c.chain_id == api_store.CHAIN_ID)
         ).scalar()
     return int(found or 0)
 
@@ -107,7 +108,7 @@ def deep_tokens(url: str, page: int, size: int = 10) -> dict[str, str]:
     """Tokens for page `page` of /transactions and of the hot address's ERC-20 transfers
     (a smaller store than the page needs is an error: use more --txs)."""
     engine = make_engine(url)
-    chain = benchstore.CHAIN_ID
+    chain = api_store.CHAIN_ID
     skip = (page - 1) * size - 1
     with engine.connect() as conn:
         secret = read_secret(conn)
@@ -123,7 +124,7 @@ def deep_tokens(url: str, page: int, size: int = 10) -> dict[str, str]:
         p = transfer_participants.c
         tr_pos = conn.execute(
             select(p.block_number, p.log_index, p.batch_index)
-            .where(p.chain_id == chain, p.address == benchstore.HOT, p.standard == "ERC-20")
+            .where(p.chain_id == chain, p.address == api_store.HOT, p.standard == "ERC-20")
             .order_by(p.block_number.desc(), p.log_index.desc(), p.batch_index.desc())
             .offset(skip)
             .limit(1)
@@ -134,7 +135,7 @@ def deep_tokens(url: str, page: int, size: int = 10) -> dict[str, str]:
     codec = PageCodec(secret)
     latest = params_digest("latest-txs", {"chain": chain, "status": None})
     transfers = params_digest(
-        "transfers:ERC-20", {"chain": chain, "address": benchstore.HOT, "start": None, "end": None}
+        "transfers:ERC-20", {"chain": chain, "address": api_store.HOT, "start": None, "end": None}
     )
     return {
         "transactions": codec.encode(tuple(tx_pos), latest),
@@ -143,8 +144,8 @@ def deep_tokens(url: str, page: int, size: int = 10) -> dict[str, str]:
 
 
 def endpoints(deep: dict[str, str], page: int, mid_block: int) -> list[tuple[str, str]]:
-    c = f"/v1/chains/{benchstore.CHAIN_ID}"
-    a = f"{c}/addresses/{benchstore.HOT}"
+    c = f"/v1/chains/{api_store.CHAIN_ID}"
+    a = f"{c}/addresses/{api_store.HOT}"
     return [
         ("blocks", f"{c}/blocks"),
         ("block transactions (whole block)", f"{c}/blocks/{mid_block}/transactions"),
@@ -157,13 +158,13 @@ def endpoints(deep: dict[str, str], page: int, mid_block: int) -> list[tuple[str
         # The tokens make the value calls (the hot account's own calls carry no value).
         (
             "listInternals (a token)",
-            f"{c}/addresses/{benchstore.TOKENS[0]}/transactions:listInternals",
+            f"{c}/addresses/{api_store.TOKENS[0]}/transactions:listInternals",
         ),
-        ("token transfers", f"{c}/tokens/{benchstore.TOKENS[0]}/transfers"),
+        ("token transfers", f"{c}/tokens/{api_store.TOKENS[0]}/transfers"),
         ("balances:listErc20", f"{a}/balances:listErc20"),
         ("balances:listErc721", f"{a}/balances:listErc721"),
-        ("deployments", f"{c}/contracts/{benchstore.HOT}/deployments"),
-        ("NFT collection tokens", f"{c}/nfts/collections/{benchstore.NFT}/tokens"),
+        ("deployments", f"{c}/contracts/{api_store.HOT}/deployments"),
+        ("NFT collection tokens", f"{c}/nfts/collections/{api_store.NFT}/tokens"),
         ("chains", "/v1/chains"),
     ]
 
@@ -257,7 +258,7 @@ def report(results: list[Result], load: int, txs: int, page: int, seconds: float
         f"page-1 req/s, listErc20 {100 * en.rps / e1.rps:.0f}%",
     ]
     head = (
-        f"Store: SQLite, {txs:,} transactions (synthetic chain, `avadata.api.benchstore`). "
+        f"Store: SQLite, {txs:,} transactions (synthetic chain, `avadata.bench.api_store`). "
         f"One `avadata serve` process on 127.0.0.1; `wrk -t1 -c{load} -d{seconds:g}s` per "
         f"endpoint, one after another in the same run. Load: {load} connection(s), the largest "
         f"of {', '.join(map(str, LOADS))} at which the trivial endpoint's p99 stays under 5 ms."

@@ -1,12 +1,12 @@
 """A large synthetic EVM store for `avadata bench api`, written through the store's writer.
 
-Stage: api (benchmark support). Deterministic: block n holds `txs_per_block` transactions;
-each moves an ERC-20 amount between accounts (account 0, "hot", takes part in one in four,
-and block 0 mints it every token),
-every tenth mints an ERC-721, every fifth makes an internal value call (from the token, so
-the tokens have internal transactions to list), and the hot account's every twentieth
-creates a contract through its token (a factory deployment, for the deployments list).
-Nothing here is checked against a node: the benchmark measures serving, not indexing.
+Stage: bench (the store `api_load` serves). Deterministic: block n holds `txs_per_block`
+transactions; each moves an ERC-20 amount between accounts (account 0, "hot", takes part in one
+in four, and block 0 mints it every token), every tenth mints an ERC-721, every fifth makes an
+internal value call (from the token, so the tokens have internal transactions to list), and the
+hot account's every twentieth creates a contract through its token (a factory deployment, for
+the deployments list). Nothing here is checked against a node: the benchmark measures serving,
+not indexing.
 """
 
 from __future__ import annotations
