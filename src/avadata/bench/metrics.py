@@ -181,7 +181,7 @@ def _add_tx(
                 receiver,
                 None,
                 1,
-            )  # fmt: skip
+            )
         )
 
 

@@ -6,6 +6,9 @@ from typing import Annotated
 
 import typer
 
+# Every verb's last option: whether its section goes to docs/benchmarks.md (_publish).
+WriteDocs = Annotated[bool, typer.Option(help="record the result in docs/benchmarks.md")]
+
 app = typer.Typer(
     help="Benchmarks (results are recorded in docs/benchmarks.md).", no_args_is_help=True
 )
@@ -27,9 +30,7 @@ def codec(
     blocks: Annotated[int, typer.Option(help="P-chain blocks in the mixed stream")] = 2_000,
     seconds: Annotated[float, typer.Option(help="minimum seconds per decoder and stream")] = 5.0,
     seed: Annotated[int, typer.Option(help="seed of the stream builder")] = 1,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
+    write_docs: WriteDocs = True,
 ) -> None:
     """Decode throughput (tx/s) of a mixed P-chain block stream, ours beside avalanchejs.
 
@@ -71,9 +72,7 @@ def ingest(
             "[default: 3; 1 with --db, as each round needs a fresh store]",
         ),
     ] = None,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
+    write_docs: WriteDocs = True,
 ) -> None:
     """Index a seeded chain; time the raw JSON-RPC pull and ethereum-etl on the same anvil.
 
@@ -137,9 +136,7 @@ def primary(
     client: Annotated[str, typer.Option(help="wrk (installed when missing) or httpx")] = "wrk",
     rounds: Annotated[int, typer.Option(help="requests per endpoint with --client httpx")] = 500,
     seed: Annotated[int, typer.Option(help="seed of the devnet's simulators")] = 1,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
+    write_docs: WriteDocs = True,
 ) -> None:
     """Primary network: the indexer's ingest rate from the devnet's Index API, and p50/p99/req/s
     of /transactions and /utxos for one address of >= 100,000 UTXOs, page 1 and a deep page.
@@ -183,9 +180,7 @@ def api(
     ] = 1_000_000,
     seconds: Annotated[float, typer.Option(min=1, help="wrk duration per endpoint")] = 10.0,
     page: Annotated[int, typer.Option(min=2, help="the deep page compared with page 1")] = 10_000,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
+    write_docs: WriteDocs = True,
 ) -> None:
     """Serve a store of >= 1M transactions and load every EVM endpoint with wrk, beside a
     trivial endpoint of the same app; p50/p99 and req/s go to docs/benchmarks.md.
@@ -215,9 +210,7 @@ def metrics(
     in_process: Annotated[
         bool, typer.Option(help="Time through an in-process test client instead of a server")
     ] = False,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
+    write_docs: WriteDocs = True,
 ) -> None:
     """Write a synthetic chain with the rollup on, then time metric requests (p50/p99).
 
