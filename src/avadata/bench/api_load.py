@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from sqlalchemy import Engine, func, select
 
 from avadata.api.keystore import read_secret
 from avadata.api.paging import PageCodec, params_digest
@@ -30,7 +29,8 @@ from avadata.bench import api_store
 from avadata.paths import REPO_ROOT
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
-from avadata.store.schema import evm_txs, transfer_participants
+from avadata.store.queries.offsets import chain_tx_count, latest_tx_at, transfer_at
+from avadata.store.types import Engine
 
 TRIVIAL = "/healthz"
 P99_TRIVIAL_MS = 5.0
@@ -96,12 +96,7 @@ def ensure_store(db: str | None, txs: int) -> tuple[str, int]:
 
 def _tx_count(engine: Engine) -> int:
     with engine.connect() as conn:
-        found = conn.execute(
-            select(func.count())
-            .select_from(evm_txs)
-            .where(evm_txs.c.chain_id == api_store.CHAIN_ID)
-        ).scalar()
-    return int(found or 0)
+        return chain_tx_count(conn, api_store.CHAIN_ID)
 
 
 def deep_tokens(url: str, page: int, size: int = 10) -> dict[str, str]:
@@ -113,22 +108,8 @@ def deep_tokens(url: str, page: int, size: int = 10) -> dict[str, str]:
     with engine.connect() as conn:
         secret = read_secret(conn)
         assert secret is not None, "avadata serve creates the secret; start it first"
-        t = evm_txs.c
-        tx_pos = conn.execute(
-            select(t.block_number, t.tx_index)
-            .where(t.chain_id == chain)
-            .order_by(t.block_number.desc(), t.tx_index.desc())
-            .offset(skip)
-            .limit(1)
-        ).first()
-        p = transfer_participants.c
-        tr_pos = conn.execute(
-            select(p.block_number, p.log_index, p.batch_index)
-            .where(p.chain_id == chain, p.address == api_store.HOT, p.standard == "ERC-20")
-            .order_by(p.block_number.desc(), p.log_index.desc(), p.batch_index.desc())
-            .offset(skip)
-            .limit(1)
-        ).first()
+        tx_pos = latest_tx_at(conn, chain, skip)
+        tr_pos = transfer_at(conn, chain, api_store.HOT, "ERC-20", skip)
     engine.dispose()
     if tx_pos is None or tr_pos is None:
         raise SystemExit(f"the store is too small for page {page:,}; use more --txs or --page")
@@ -138,8 +119,8 @@ def deep_tokens(url: str, page: int, size: int = 10) -> dict[str, str]:
         "transfers:ERC-20", {"chain": chain, "address": api_store.HOT, "start": None, "end": None}
     )
     return {
-        "transactions": codec.encode(tuple(tx_pos), latest),
-        "erc20": codec.encode(tuple(tr_pos), transfers),
+        "transactions": codec.encode(tx_pos, latest),
+        "erc20": codec.encode(tr_pos, transfers),
     }
 
 

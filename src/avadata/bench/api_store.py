@@ -15,8 +15,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import Engine
-
 from avadata.records import (
     Block,
     CallType,
@@ -28,6 +26,7 @@ from avadata.records import (
     TokenTransfer,
     Transaction,
 )
+from avadata.store.types import Engine
 from avadata.store.writer import mark_chain, write_evm_batch
 
 CHAIN_ID = 43199

@@ -26,8 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine
-
 from avadata.metrics.applier import apply_metrics
 from avadata.records import (
     Block,
@@ -38,6 +36,7 @@ from avadata.records import (
     TokenTransfer,
     Transaction,
 )
+from avadata.store.types import Connection, Engine
 from avadata.store.writer import mark_chain, write_evm_batch
 
 T0 = 1_735_689_600  # 2025-01-01T00:00:00Z
