@@ -10,6 +10,7 @@ server.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,17 +163,7 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
     if page < 2:
         raise SystemExit("--page must be at least 2")
     url, count = ensure_store(db, txs)
-    port = _free_port()
-    env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "avadata", "serve", "--db", url, "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait(base, server)
+    with served(url) as base:
         deep = deep_tokens(url, page)
         for _, path in endpoints(deep, page, count // 100):  # warm up, and fail early on any error
             resp = httpx.get(base + path, timeout=30)
@@ -187,15 +179,33 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
         for name, path in endpoints(deep, page, count // 100):
             results.append(wrk(name, base + path, load, seconds))
         load_after = os.getloadavg()[0]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     text = report(results, load, count, page, seconds)
     # Other processes on the machine skew latency tails: say how busy it was.
     return text + (
         f"\n\nMachine load average (1 min) {load_before:.1f} before and {load_after:.1f} "
         f"after the measurements, on {os.cpu_count()} CPUs."
     )
+
+
+@contextlib.contextmanager
+def served(db_url: str) -> Iterator[str]:
+    """`avadata serve` of `db_url` in its own process (as deployed) on a free local port, with
+    the rate limits off (the load is the benchmark's own); yields its base URL once it answers."""
+    port = _free_port()
+    env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "avadata", "serve", "--db", db_url, "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait(base, server)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def _wait(base: str, server: subprocess.Popen[bytes]) -> None:

@@ -23,8 +23,6 @@ import multiprocessing
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -375,21 +373,7 @@ def measure_api(
     rows_in = (page - 1) * WALK_PAGE
     if rows_in >= store.hot_utxos:
         raise SystemExit(f"page {page:,} is past the {store.hot_utxos:,} UTXOs: more --utxos")
-    port = api_load._free_port()
-    env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "avadata", "serve", "--db", store.db, "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    q = f"addresses={store.hot}"
-    txs_path, utxos_path = f"{BASE}/transactions?{q}", f"{BASE}/utxos?{q}"
-    # Several addresses: each one's first page, merged (the hot one's 100,000 links unsorted).
-    qs = "addresses=" + ",".join([store.hot, *(_other(n) for n in range(2))])
-    try:
-        api_load._wait(base, server)
+    with api_load.served(store.db) as base:
         engine = make_engine(store.db)
         with engine.connect() as conn:
             secret = read_secret(conn)
@@ -397,26 +381,7 @@ def measure_api(
         assert secret is not None, "avadata serve creates the secret at start"
         positions = _deep_positions(store, rows_in)
         with httpx.Client(base_url=base, timeout=120) as client:
-            deep = {}
-            for key, path in (("transactions", txs_path), ("utxos", utxos_path)):
-                first = client.get(path).json()["nextPageToken"]
-                deep[key] = _deep_token(first, secret, positions[key])
-            cases = [
-                Case(f"trivial ({api_load.TRIVIAL})", api_load.TRIVIAL),
-                Case("transactions, page 1", txs_path),
-                Case(
-                    deep_name("transactions", rows_in),
-                    f"{txs_path}&pageToken={deep['transactions']}",
-                ),
-                Case("utxos, page 1", utxos_path),
-                Case(deep_name("utxos", rows_in), f"{utxos_path}&pageToken={deep['utxos']}"),
-                Case("transactions, hot + 2 other addresses, page 1", f"{BASE}/transactions?{qs}"),
-                Case("utxos, hot + 2 other addresses, page 1", f"{BASE}/utxos?{qs}"),
-            ]
-            for c in cases:  # warm up, and fail early on any error
-                r = client.get(c.path)
-                if r.status_code != 200:
-                    raise SystemExit(f"{c.path}: HTTP {r.status_code} {r.text[:200]}")
+            cases = _cases(client, store, secret, positions, rows_in)
             deep_rows = {
                 "transactions": client.get(cases[2].path).json()["transactions"][0],
                 "utxos": client.get(cases[4].path).json()["utxos"][0],
@@ -442,28 +407,51 @@ def measure_api(
                 else:
                     results.append(_timed(client, c.name, c.path, rounds))
             load_after = os.getloadavg()[0]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     tool = (
         f"`wrk -t1 -c{connections} -d{seconds:g}s` after 3 untimed requests"
         if use_wrk
         else f"one keep-alive httpx client, {rounds} requests after up to 20 untimed ones"
     )
+    deep_first = {
+        "transactions": deep_rows["transactions"]["txHash"],
+        "utxos": deep_rows["utxos"]["utxoId"],
+    }
     return ApiResult(
-        tool,
-        results,
-        {
-            "transactions": deep_rows["transactions"]["txHash"],
-            "utxos": deep_rows["utxos"]["utxoId"],
-        },
-        rows_in,
-        walked,
-        load_before,
-        load_after,
-        store,
-        cases,
+        tool, results, deep_first, rows_in, walked, load_before, load_after, store, cases
     )
+
+
+def _cases(
+    client: httpx.Client,
+    store: Store,
+    secret: bytes,
+    positions: dict[str, tuple[int | str, ...]],
+    rows_in: int,
+) -> list[Case]:
+    """The endpoints under load, each fetched once (a warm-up, and an early failure on any
+    error); the deep pages' tokens are the server's page-1 tokens moved to `positions`."""
+    q = f"addresses={store.hot}"
+    txs_path, utxos_path = f"{BASE}/transactions?{q}", f"{BASE}/utxos?{q}"
+    # Several addresses: each one's first page, merged (the hot one's 100,000 links unsorted).
+    qs = "addresses=" + ",".join([store.hot, *(_other(n) for n in range(2))])
+    deep = {}
+    for key, path in (("transactions", txs_path), ("utxos", utxos_path)):
+        first = client.get(path).json()["nextPageToken"]
+        deep[key] = _deep_token(first, secret, positions[key])
+    cases = [
+        Case(f"trivial ({api_load.TRIVIAL})", api_load.TRIVIAL),
+        Case("transactions, page 1", txs_path),
+        Case(deep_name("transactions", rows_in), f"{txs_path}&pageToken={deep['transactions']}"),
+        Case("utxos, page 1", utxos_path),
+        Case(deep_name("utxos", rows_in), f"{utxos_path}&pageToken={deep['utxos']}"),
+        Case("transactions, hot + 2 other addresses, page 1", f"{BASE}/transactions?{qs}"),
+        Case("utxos, hot + 2 other addresses, page 1", f"{BASE}/utxos?{qs}"),
+    ]
+    for c in cases:
+        r = client.get(c.path)
+        if r.status_code != 200:
+            raise SystemExit(f"{c.path}: HTTP {r.status_code} {r.text[:200]}")
+    return cases
 
 
 def wrk_available(install: bool) -> bool:
