@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from avadata.api import bench, benchstore
 from avadata.api.app import create_app
 from avadata.api.keystore import ensure_secret
+from avadata.bench import api_load, api_store
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
@@ -24,7 +24,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[TestClient, str]:
     url = f"sqlite:///{tmp_path_factory.mktemp('bench-api') / 'api.db'}"
     engine = make_engine(url)
     migrate(engine)
-    benchstore.build(engine, 3_000)
+    api_store.build(engine, 3_000)
     ensure_secret(engine)  # as `avadata serve` does before the bench reads it
     engine.dispose()
     with TestClient(create_app(Settings(db_url=url)), raise_server_exceptions=False) as c:
@@ -39,8 +39,8 @@ def _items(body: dict[str, Any]) -> list[Any]:
 
 def test_every_endpoint_serves_a_non_empty_list(served: tuple[TestClient, str]) -> None:
     c, url = served
-    deep = bench.deep_tokens(url, PAGE)
-    for name, path in bench.endpoints(deep, PAGE, 30):
+    deep = api_load.deep_tokens(url, PAGE)
+    for name, path in api_load.endpoints(deep, PAGE, 30):
         r = c.get(path)
         assert r.status_code == 200, (name, r.text)
         assert _items(r.json()), name
@@ -49,10 +49,10 @@ def test_every_endpoint_serves_a_non_empty_list(served: tuple[TestClient, str]) 
 @pytest.mark.parametrize(
     "key,path",
     [
-        ("transactions", f"/v1/chains/{benchstore.CHAIN_ID}/transactions"),
+        ("transactions", f"/v1/chains/{api_store.CHAIN_ID}/transactions"),
         (
             "erc20",
-            f"/v1/chains/{benchstore.CHAIN_ID}/addresses/{benchstore.HOT}/transactions:listErc20",
+            f"/v1/chains/{api_store.CHAIN_ID}/addresses/{api_store.HOT}/transactions:listErc20",
         ),
     ],
 )
@@ -65,5 +65,5 @@ def test_deep_token_lands_where_the_servers_tokens_do(
         body = c.get(path, params={"pageToken": token} if token else {}).json()
         token = body["nextPageToken"]
     walked = c.get(path, params={"pageToken": token}).json()
-    jumped = c.get(path, params={"pageToken": bench.deep_tokens(url, PAGE)[key]}).json()
+    jumped = c.get(path, params={"pageToken": api_load.deep_tokens(url, PAGE)[key]}).json()
     assert jumped["transactions"] == walked["transactions"]

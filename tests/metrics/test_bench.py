@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from avadata.bench import metrics
 from avadata.bench.machine import write_section
-from avadata.metrics import bench
 
 
 def test_run_and_report(tmp_path: Path) -> None:
-    result = bench.run(
+    result = metrics.run(
         txs=2_000,
         days=3,
         accounts=100,
@@ -20,7 +20,7 @@ def test_run_and_report(tmp_path: Path) -> None:
     )
     assert result.written.txs == 2_000 and 0 < result.written.share < 1
     assert all(len(xs) == 3 for xs in result.latency.samples_ms.values())
-    text = bench.report(result, rounds=3, machine="test machine", command="avadata bench metrics")
+    text = metrics.report(result, rounds=3, machine="test machine", command="avadata bench metrics")
     assert "metric requests p99 under 10 ms: " in text
     assert "rollup share of the store write alone: " in text and "bench ingest" in text
     assert "Machine: test machine" in text and "Command: `avadata bench metrics`" in text

@@ -4,7 +4,8 @@ the raw JSON-RPC pull of the same data (no decoding, no storing) and ethereum-et
 Every contender reads the same blocks from the same node with the same concurrency budget.
 Peak RSS is measured per contender, so each runs in its own process (the raw pull too): the
 largest sum of the RSS of that process and its descendants, sampled every 50 ms (avadata index
-is two processes, the writer and its fetch child), or wait4's peak when larger.
+is two processes, the writer and its fetch child), or wait4's peak when larger. avadata runs
+as timed_index.py: the command's steps, with the metrics rollup's writing half timed.
 
 The raw pull and avadata run `rounds` times each, taking turns (raw first in odd rounds,
 avadata first in even ones), each avadata round into a fresh store; the report gives every
@@ -27,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from avadata.indexer.appliers import TIMING_ENV
 from avadata.paths import REPO_ROOT
 
 ETL_BIN = REPO_ROOT / ".bench" / "ethereum-etl" / "bin" / "ethereumetl"
@@ -69,14 +69,10 @@ def _tree_rss_kib(pid: int) -> int:
     return total
 
 
-def _run(
-    args: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> tuple[float, float]:
+def _run(args: list[str], *, cwd: Path | None = None) -> tuple[float, float]:
     """Run a command to completion; (wall seconds, peak RSS in MB of it and its descendants)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
-    )
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert proc.stderr is not None
     peak = [0]
     done = threading.Event()
@@ -204,10 +200,9 @@ def measure(
         def ours(n: int) -> tuple[float, float, float]:
             db = db_url or f"sqlite:///{workdir / f'bench-{n}.db'}"
             timing = workdir / f"rollup-seconds-{n}"
+            # `avadata index --once`'s steps with the rollup timed (timed_index.py).
             secs, rss = _run(
-                [py, "-m", "avadata", "index", "--rpc", url, "--db", db, "--once"]
-                + ["--chunk-blocks", str(chunk)],
-                env={**os.environ, TIMING_ENV: str(timing)},
+                [py, "-m", "avadata.bench.timed_index", url, db, str(chunk), str(timing)]
             )
             return secs, rss, float(timing.read_text())
 

@@ -23,8 +23,6 @@ import multiprocessing
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -36,11 +34,11 @@ from typing import Any
 import httpx
 from sqlalchemy import func, select
 
-from avadata.api import bench as api_bench
 from avadata.api.keystore import read_secret
 
 # The token layout is paging.py's; the bench re-signs a token, it does not invent one.
 from avadata.api.paging import PageCodec
+from avadata.bench import api_load
 from avadata.decode.codec import api
 from avadata.decode.codec.components import (
     AvaxBaseTx,
@@ -279,7 +277,7 @@ class Case:
 @dataclass(slots=True)
 class ApiResult:
     tool: str  # "wrk -t1 -cN -dSs" or "httpx, N requests"
-    results: list[api_bench.Result]
+    results: list[api_load.Result]
     deep_first: dict[str, str]  # first row ID served on the deep page
     deep_rows_in: int
     walked: dict[str, bool] | None  # with check_walk: the walked deep page equals ours
@@ -344,7 +342,7 @@ def deep_name(endpoint: str, rows_in: int) -> str:
     return f"{endpoint}, {rows_in:,} rows in"
 
 
-def _timed(client: httpx.Client, name: str, url: str, rounds: int) -> api_bench.Result:
+def _timed(client: httpx.Client, name: str, url: str, rounds: int) -> api_load.Result:
     took: list[float] = []
     errors = 0
     t0 = time.perf_counter()
@@ -356,7 +354,7 @@ def _timed(client: httpx.Client, name: str, url: str, rounds: int) -> api_bench.
     total = time.perf_counter() - t0
     took.sort()
     p99 = took[min(len(took) - 1, round(0.99 * (len(took) - 1)))]
-    return api_bench.Result(name, rounds / total, statistics.median(took), p99, errors)
+    return api_load.Result(name, rounds / total, statistics.median(took), p99, errors)
 
 
 def measure_api(
@@ -375,21 +373,7 @@ def measure_api(
     rows_in = (page - 1) * WALK_PAGE
     if rows_in >= store.hot_utxos:
         raise SystemExit(f"page {page:,} is past the {store.hot_utxos:,} UTXOs: more --utxos")
-    port = api_bench._free_port()
-    env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "avadata", "serve", "--db", store.db, "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    q = f"addresses={store.hot}"
-    txs_path, utxos_path = f"{BASE}/transactions?{q}", f"{BASE}/utxos?{q}"
-    # Several addresses: each one's first page, merged (the hot one's 100,000 links unsorted).
-    qs = "addresses=" + ",".join([store.hot, *(_other(n) for n in range(2))])
-    try:
-        api_bench._wait(base, server)
+    with api_load.served(store.db) as base:
         engine = make_engine(store.db)
         with engine.connect() as conn:
             secret = read_secret(conn)
@@ -397,26 +381,7 @@ def measure_api(
         assert secret is not None, "avadata serve creates the secret at start"
         positions = _deep_positions(store, rows_in)
         with httpx.Client(base_url=base, timeout=120) as client:
-            deep = {}
-            for key, path in (("transactions", txs_path), ("utxos", utxos_path)):
-                first = client.get(path).json()["nextPageToken"]
-                deep[key] = _deep_token(first, secret, positions[key])
-            cases = [
-                Case(f"trivial ({api_bench.TRIVIAL})", api_bench.TRIVIAL),
-                Case("transactions, page 1", txs_path),
-                Case(
-                    deep_name("transactions", rows_in),
-                    f"{txs_path}&pageToken={deep['transactions']}",
-                ),
-                Case("utxos, page 1", utxos_path),
-                Case(deep_name("utxos", rows_in), f"{utxos_path}&pageToken={deep['utxos']}"),
-                Case("transactions, hot + 2 other addresses, page 1", f"{BASE}/transactions?{qs}"),
-                Case("utxos, hot + 2 other addresses, page 1", f"{BASE}/utxos?{qs}"),
-            ]
-            for c in cases:  # warm up, and fail early on any error
-                r = client.get(c.path)
-                if r.status_code != 200:
-                    raise SystemExit(f"{c.path}: HTTP {r.status_code} {r.text[:200]}")
+            cases = _cases(client, store, secret, positions, rows_in)
             deep_rows = {
                 "transactions": client.get(cases[2].path).json()["transactions"][0],
                 "utxos": client.get(cases[4].path).json()["utxos"][0],
@@ -434,41 +399,64 @@ def measure_api(
                 # wrk stops sending at its deadline, but the server still finishes the
                 # requests in flight: one /healthz waits them out (routes run inline on the
                 # event loop), so no case inherits the previous case's queue.
-                client.get(api_bench.TRIVIAL)
+                client.get(api_load.TRIVIAL)
                 for _ in range(3 if use_wrk else min(20, rounds)):
                     client.get(c.path)
                 if use_wrk:
-                    results.append(api_bench.wrk(c.name, base + c.path, connections, seconds))
+                    results.append(api_load.wrk(c.name, base + c.path, connections, seconds))
                 else:
                     results.append(_timed(client, c.name, c.path, rounds))
             load_after = os.getloadavg()[0]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     tool = (
         f"`wrk -t1 -c{connections} -d{seconds:g}s` after 3 untimed requests"
         if use_wrk
         else f"one keep-alive httpx client, {rounds} requests after up to 20 untimed ones"
     )
+    deep_first = {
+        "transactions": deep_rows["transactions"]["txHash"],
+        "utxos": deep_rows["utxos"]["utxoId"],
+    }
     return ApiResult(
-        tool,
-        results,
-        {
-            "transactions": deep_rows["transactions"]["txHash"],
-            "utxos": deep_rows["utxos"]["utxoId"],
-        },
-        rows_in,
-        walked,
-        load_before,
-        load_after,
-        store,
-        cases,
+        tool, results, deep_first, rows_in, walked, load_before, load_after, store, cases
     )
+
+
+def _cases(
+    client: httpx.Client,
+    store: Store,
+    secret: bytes,
+    positions: dict[str, tuple[int | str, ...]],
+    rows_in: int,
+) -> list[Case]:
+    """The endpoints under load, each fetched once (a warm-up, and an early failure on any
+    error); the deep pages' tokens are the server's page-1 tokens moved to `positions`."""
+    q = f"addresses={store.hot}"
+    txs_path, utxos_path = f"{BASE}/transactions?{q}", f"{BASE}/utxos?{q}"
+    # Several addresses: each one's first page, merged (the hot one's 100,000 links unsorted).
+    qs = "addresses=" + ",".join([store.hot, *(_other(n) for n in range(2))])
+    deep = {}
+    for key, path in (("transactions", txs_path), ("utxos", utxos_path)):
+        first = client.get(path).json()["nextPageToken"]
+        deep[key] = _deep_token(first, secret, positions[key])
+    cases = [
+        Case(f"trivial ({api_load.TRIVIAL})", api_load.TRIVIAL),
+        Case("transactions, page 1", txs_path),
+        Case(deep_name("transactions", rows_in), f"{txs_path}&pageToken={deep['transactions']}"),
+        Case("utxos, page 1", utxos_path),
+        Case(deep_name("utxos", rows_in), f"{utxos_path}&pageToken={deep['utxos']}"),
+        Case("transactions, hot + 2 other addresses, page 1", f"{BASE}/transactions?{qs}"),
+        Case("utxos, hot + 2 other addresses, page 1", f"{BASE}/utxos?{qs}"),
+    ]
+    for c in cases:
+        r = client.get(c.path)
+        if r.status_code != 200:
+            raise SystemExit(f"{c.path}: HTTP {r.status_code} {r.text[:200]}")
+    return cases
 
 
 def wrk_available(install: bool) -> bool:
     if shutil.which("wrk") is None and install:
-        api_bench.ensure_wrk()
+        api_load.ensure_wrk()
     return shutil.which("wrk") is not None
 
 

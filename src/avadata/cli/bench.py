@@ -6,9 +6,23 @@ from typing import Annotated
 
 import typer
 
+# Every verb's last option: whether its section goes to docs/benchmarks.md (_publish).
+WriteDocs = Annotated[bool, typer.Option(help="record the result in docs/benchmarks.md")]
+
 app = typer.Typer(
     help="Benchmarks (results are recorded in docs/benchmarks.md).", no_args_is_help=True
 )
+
+
+def _publish(verb: str, text: str, write_docs: bool) -> None:
+    """Print a benchmark's section and, with --write-docs, record it in docs/benchmarks.md
+    under the heading of its command."""
+    from avadata.bench.machine import write_section
+    from avadata.paths import REPO_ROOT
+
+    typer.echo(text)
+    if write_docs:
+        write_section(REPO_ROOT / "docs" / "benchmarks.md", f"avadata bench {verb}", text)
 
 
 @app.command("codec")
@@ -16,17 +30,15 @@ def codec(
     blocks: Annotated[int, typer.Option(help="P-chain blocks in the mixed stream")] = 2_000,
     seconds: Annotated[float, typer.Option(help="minimum seconds per decoder and stream")] = 5.0,
     seed: Annotated[int, typer.Option(help="seed of the stream builder")] = 1,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
+    write_docs: WriteDocs = True,
 ) -> None:
     """Decode throughput (tx/s) of a mixed P-chain block stream, ours beside avalanchejs.
 
     Example: avadata bench codec --blocks 2000 --seconds 5
     """
     from avadata.bench import codec as bench
-    from avadata.bench.machine import describe, write_section
-    from avadata.paths import REPO_ROOT, TOOLS_DIR
+    from avadata.bench.machine import describe
+    from avadata.paths import TOOLS_DIR
 
     command = f"avadata bench codec --blocks {blocks} --seconds {seconds:g} --seed {seed}"
     parts = []
@@ -39,9 +51,7 @@ def codec(
         theirs = bench.measure_avalanchejs(stream, seconds, TOOLS_DIR)
         parts.append(f"### {title}\n\n" + bench.report(ours, theirs, stream, describe(), command))
     text = "\n\n".join(parts)
-    typer.echo(text)
-    if write_docs:
-        write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench codec", text)
+    _publish("codec", text, write_docs)
 
 
 @app.command("ingest")
@@ -62,9 +72,7 @@ def ingest(
             "[default: 3; 1 with --db, as each round needs a fresh store]",
         ),
     ] = None,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
+    write_docs: WriteDocs = True,
 ) -> None:
     """Index a seeded chain; time the raw JSON-RPC pull and ethereum-etl on the same anvil.
 
@@ -73,9 +81,8 @@ def ingest(
     import time
 
     from avadata.bench import ingest as bench
-    from avadata.bench.machine import describe, write_section
+    from avadata.bench.machine import describe
     from avadata.devnet.traffic import TrafficConfig, start_with_traffic
-    from avadata.paths import REPO_ROOT
 
     if rounds is None:
         rounds = 3 if db is None else 1
@@ -112,9 +119,7 @@ def ingest(
         f" --chunk {chunk} --in-flight {in_flight} --rounds {rounds}" + ("" if etl else " --no-etl")
     )
     text = bench.report(results, machine=describe(), command=command, build_seconds=build)
-    typer.echo(text)
-    if write_docs:
-        write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench ingest", text)
+    _publish("ingest", text, write_docs)
 
 
 @app.command("primary")
@@ -131,9 +136,7 @@ def primary(
     client: Annotated[str, typer.Option(help="wrk (installed when missing) or httpx")] = "wrk",
     rounds: Annotated[int, typer.Option(help="requests per endpoint with --client httpx")] = 500,
     seed: Annotated[int, typer.Option(help="seed of the devnet's simulators")] = 1,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
+    write_docs: WriteDocs = True,
 ) -> None:
     """Primary network: the indexer's ingest rate from the devnet's Index API, and p50/p99/req/s
     of /transactions and /utxos for one address of >= 100,000 UTXOs, page 1 and a deep page.
@@ -141,8 +144,7 @@ def primary(
     Example: avadata bench primary --p-blocks 2000 --utxos 100000 --page 1000
     """
     from avadata.bench import primary as bench
-    from avadata.bench.machine import describe, write_section
-    from avadata.paths import REPO_ROOT
+    from avadata.bench.machine import describe
 
     if client not in ("wrk", "httpx"):
         raise typer.BadParameter("--client must be wrk or httpx")
@@ -165,6 +167,74 @@ def primary(
         + f" --seed {seed}"
     )
     text = bench.report(ingest, served, page, describe(), command)
-    typer.echo(text)
-    if write_docs:
-        write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench primary", text)
+    _publish("primary", text, write_docs)
+
+
+@app.command("api")
+def api(
+    db: Annotated[
+        str | None, typer.Option("--db", help="store URL (default: a fresh SQLite file)")
+    ] = None,
+    txs: Annotated[
+        int, typer.Option(min=1, help="transactions in the synthetic store")
+    ] = 1_000_000,
+    seconds: Annotated[float, typer.Option(min=1, help="wrk duration per endpoint")] = 10.0,
+    page: Annotated[int, typer.Option(min=2, help="the deep page compared with page 1")] = 10_000,
+    write_docs: WriteDocs = True,
+) -> None:
+    """Serve a store of >= 1M transactions and load every EVM endpoint with wrk, beside a
+    trivial endpoint of the same app; p50/p99 and req/s go to docs/benchmarks.md.
+
+    Example: avadata bench api --txs 1000000 --seconds 10
+    """
+    from avadata.bench.api_load import run
+    from avadata.bench.machine import describe
+
+    text = (
+        run(db, txs, seconds, page)
+        + f"\n\nMachine: {describe()}\n\n"
+        + f"Command: `avadata bench api --txs {txs} --seconds {seconds:g} --page {page}`"
+    )
+    _publish("api", text, write_docs)
+
+
+@app.command("metrics")
+def metrics(
+    txs: Annotated[int, typer.Option(help="Transactions of the synthetic chain")] = 1_000_000,
+    days: Annotated[int, typer.Option(help="Days the chain spans")] = 365,
+    accounts: Annotated[int, typer.Option(help="Distinct sender/recipient pool")] = 50_000,
+    rounds: Annotated[int, typer.Option(help="Requests per case")] = 200,
+    db: Annotated[
+        str | None, typer.Option("--db", help="Database URL (default: a temp SQLite)")
+    ] = None,
+    in_process: Annotated[
+        bool, typer.Option(help="Time through an in-process test client instead of a server")
+    ] = False,
+    write_docs: WriteDocs = True,
+) -> None:
+    """Write a synthetic chain with the rollup on, then time metric requests (p50/p99).
+
+    Example: avadata bench metrics --txs 1000000 --days 365
+    """
+    from avadata.bench import metrics as bench
+    from avadata.bench.machine import describe
+
+    result = bench.run(
+        txs=txs,
+        days=days,
+        accounts=accounts,
+        rounds=rounds,
+        db=db,
+        in_process=in_process,
+        log=typer.echo,
+    )
+    # The database URL is left out: the default is a fresh temp file, different every run.
+    command = (
+        f"avadata bench metrics --txs {txs} --days {days} --accounts {accounts}"
+        f" --rounds {rounds}" + (" --in-process" if in_process else "")
+    )
+    _publish(
+        "metrics",
+        bench.report(result, rounds=rounds, machine=describe(), command=command),
+        write_docs,
+    )

@@ -19,7 +19,7 @@ Example: avadata serve --db sqlite:///data/a.db --port 8080
 then: curl http://127.0.0.1:8080/v1/chains
 """
 
-__all__ = ["HELP", "bench_api", "keys_app", "serve"]
+__all__ = ["HELP", "keys_app", "serve"]
 
 
 def serve(
@@ -77,37 +77,3 @@ def _prepare_store(db: str) -> None:
         ensure_secret(writer)
     finally:
         writer.dispose()
-
-
-# `avadata bench api` is defined here, next to the server it measures, and registered on the
-# bench group by cli/main.py.
-def bench_api(
-    db: Annotated[
-        str | None, typer.Option("--db", help="store URL (default: a fresh SQLite file)")
-    ] = None,
-    txs: Annotated[
-        int, typer.Option(min=1, help="transactions in the synthetic store")
-    ] = 1_000_000,
-    seconds: Annotated[float, typer.Option(min=1, help="wrk duration per endpoint")] = 10.0,
-    page: Annotated[int, typer.Option(min=2, help="the deep page compared with page 1")] = 10_000,
-    write_docs: Annotated[
-        bool, typer.Option(help="record the result in docs/benchmarks.md")
-    ] = True,
-) -> None:
-    """Serve a store of >= 1M transactions and load every EVM endpoint with wrk, beside a
-    trivial endpoint of the same app; p50/p99 and req/s go to docs/benchmarks.md.
-
-    Example: avadata bench api --txs 1000000 --seconds 10
-    """
-    from avadata.api.bench import run
-    from avadata.bench.machine import describe, write_section
-    from avadata.paths import REPO_ROOT
-
-    text = (
-        run(db, txs, seconds, page)
-        + f"\n\nMachine: {describe()}\n\n"
-        + f"Command: `avadata bench api --txs {txs} --seconds {seconds:g} --page {page}`"
-    )
-    typer.echo(text)
-    if write_docs:
-        write_section(REPO_ROOT / "docs" / "benchmarks.md", "avadata bench api", text)

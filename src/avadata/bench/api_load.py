@@ -1,14 +1,16 @@
 """`avadata bench api`: wrk against every EVM endpoint of a served store of >= 1M transactions,
 beside a trivial endpoint of the same app (the ceiling), in one run.
 
-Stage: api (benchmark). The load (wrk connections) is the largest of 1, 2, 4, 8, 16 at which
-the trivial endpoint's p99 stays under 5 ms; every endpoint is then measured at that load.
-Page 10,000 is reached with a token built exactly as the server builds it (same secret, same
-digest), positioned by one OFFSET query of the benchmark itself, never by the server.
+Stage: bench (measures the api stage). The load (wrk connections) is the largest of 1, 2, 4,
+8, 16 at which the trivial endpoint's p99 stays under 5 ms; every endpoint is then measured at
+that load. Page 10,000 is reached with a token built exactly as the server builds it (same
+secret, same digest), positioned by one OFFSET query of the benchmark itself, never by the
+server.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -17,19 +19,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from sqlalchemy import Engine, func, select
 
-from avadata.api import benchstore
 from avadata.api.keystore import read_secret
 from avadata.api.paging import PageCodec, params_digest
+from avadata.bench import api_store
 from avadata.paths import REPO_ROOT
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
-from avadata.store.schema import evm_txs, transfer_participants
+from avadata.store.queries.offsets import chain_tx_count, latest_tx_at, transfer_at
+from avadata.store.types import Engine
 
 TRIVIAL = "/healthz"
 P99_TRIVIAL_MS = 5.0
@@ -84,7 +87,7 @@ def ensure_store(db: str | None, txs: int) -> tuple[str, int]:
             raise SystemExit(f"{url} holds {count} bench transactions, fewer than {txs}")
         print(f"building a store of {txs:,} transactions in {url} ...", file=sys.stderr)
         start = time.monotonic()
-        benchstore.build(
+        api_store.build(
             engine, txs, progress=lambda n: print(f"\r  {n:,} txs", end="", file=sys.stderr)
         )
         print(f"\n  built in {time.monotonic() - start:.0f} s", file=sys.stderr)
@@ -95,56 +98,37 @@ def ensure_store(db: str | None, txs: int) -> tuple[str, int]:
 
 def _tx_count(engine: Engine) -> int:
     with engine.connect() as conn:
-        found = conn.execute(
-            select(func.count())
-            .select_from(evm_txs)
-            .where(evm_txs.c.chain_id == benchstore.CHAIN_ID)
-        ).scalar()
-    return int(found or 0)
+        return chain_tx_count(conn, api_store.CHAIN_ID)
 
 
 def deep_tokens(url: str, page: int, size: int = 10) -> dict[str, str]:
     """Tokens for page `page` of /transactions and of the hot address's ERC-20 transfers
     (a smaller store than the page needs is an error: use more --txs)."""
     engine = make_engine(url)
-    chain = benchstore.CHAIN_ID
+    chain = api_store.CHAIN_ID
     skip = (page - 1) * size - 1
     with engine.connect() as conn:
         secret = read_secret(conn)
         assert secret is not None, "avadata serve creates the secret; start it first"
-        t = evm_txs.c
-        tx_pos = conn.execute(
-            select(t.block_number, t.tx_index)
-            .where(t.chain_id == chain)
-            .order_by(t.block_number.desc(), t.tx_index.desc())
-            .offset(skip)
-            .limit(1)
-        ).first()
-        p = transfer_participants.c
-        tr_pos = conn.execute(
-            select(p.block_number, p.log_index, p.batch_index)
-            .where(p.chain_id == chain, p.address == benchstore.HOT, p.standard == "ERC-20")
-            .order_by(p.block_number.desc(), p.log_index.desc(), p.batch_index.desc())
-            .offset(skip)
-            .limit(1)
-        ).first()
+        tx_pos = latest_tx_at(conn, chain, skip)
+        tr_pos = transfer_at(conn, chain, api_store.HOT, "ERC-20", skip)
     engine.dispose()
     if tx_pos is None or tr_pos is None:
         raise SystemExit(f"the store is too small for page {page:,}; use more --txs or --page")
     codec = PageCodec(secret)
     latest = params_digest("latest-txs", {"chain": chain, "status": None})
     transfers = params_digest(
-        "transfers:ERC-20", {"chain": chain, "address": benchstore.HOT, "start": None, "end": None}
+        "transfers:ERC-20", {"chain": chain, "address": api_store.HOT, "start": None, "end": None}
     )
     return {
-        "transactions": codec.encode(tuple(tx_pos), latest),
-        "erc20": codec.encode(tuple(tr_pos), transfers),
+        "transactions": codec.encode(tx_pos, latest),
+        "erc20": codec.encode(tr_pos, transfers),
     }
 
 
 def endpoints(deep: dict[str, str], page: int, mid_block: int) -> list[tuple[str, str]]:
-    c = f"/v1/chains/{benchstore.CHAIN_ID}"
-    a = f"{c}/addresses/{benchstore.HOT}"
+    c = f"/v1/chains/{api_store.CHAIN_ID}"
+    a = f"{c}/addresses/{api_store.HOT}"
     return [
         ("blocks", f"{c}/blocks"),
         ("block transactions (whole block)", f"{c}/blocks/{mid_block}/transactions"),
@@ -157,13 +141,13 @@ def endpoints(deep: dict[str, str], page: int, mid_block: int) -> list[tuple[str
         # The tokens make the value calls (the hot account's own calls carry no value).
         (
             "listInternals (a token)",
-            f"{c}/addresses/{benchstore.TOKENS[0]}/transactions:listInternals",
+            f"{c}/addresses/{api_store.TOKENS[0]}/transactions:listInternals",
         ),
-        ("token transfers", f"{c}/tokens/{benchstore.TOKENS[0]}/transfers"),
+        ("token transfers", f"{c}/tokens/{api_store.TOKENS[0]}/transfers"),
         ("balances:listErc20", f"{a}/balances:listErc20"),
         ("balances:listErc721", f"{a}/balances:listErc721"),
-        ("deployments", f"{c}/contracts/{benchstore.HOT}/deployments"),
-        ("NFT collection tokens", f"{c}/nfts/collections/{benchstore.NFT}/tokens"),
+        ("deployments", f"{c}/contracts/{api_store.HOT}/deployments"),
+        ("NFT collection tokens", f"{c}/nfts/collections/{api_store.NFT}/tokens"),
         ("chains", "/v1/chains"),
     ]
 
@@ -179,17 +163,7 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
     if page < 2:
         raise SystemExit("--page must be at least 2")
     url, count = ensure_store(db, txs)
-    port = _free_port()
-    env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "avadata", "serve", "--db", url, "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait(base, server)
+    with served(url) as base:
         deep = deep_tokens(url, page)
         for _, path in endpoints(deep, page, count // 100):  # warm up, and fail early on any error
             resp = httpx.get(base + path, timeout=30)
@@ -205,15 +179,33 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
         for name, path in endpoints(deep, page, count // 100):
             results.append(wrk(name, base + path, load, seconds))
         load_after = os.getloadavg()[0]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     text = report(results, load, count, page, seconds)
     # Other processes on the machine skew latency tails: say how busy it was.
     return text + (
         f"\n\nMachine load average (1 min) {load_before:.1f} before and {load_after:.1f} "
         f"after the measurements, on {os.cpu_count()} CPUs."
     )
+
+
+@contextlib.contextmanager
+def served(db_url: str) -> Iterator[str]:
+    """`avadata serve` of `db_url` in its own process (as deployed) on a free local port, with
+    the rate limits off (the load is the benchmark's own); yields its base URL once it answers."""
+    port = _free_port()
+    env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "avadata", "serve", "--db", db_url, "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait(base, server)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def _wait(base: str, server: subprocess.Popen[bytes]) -> None:
@@ -257,7 +249,7 @@ def report(results: list[Result], load: int, txs: int, page: int, seconds: float
         f"page-1 req/s, listErc20 {100 * en.rps / e1.rps:.0f}%",
     ]
     head = (
-        f"Store: SQLite, {txs:,} transactions (synthetic chain, `avadata.api.benchstore`). "
+        f"Store: SQLite, {txs:,} transactions (synthetic chain, `avadata.bench.api_store`). "
         f"One `avadata serve` process on 127.0.0.1; `wrk -t1 -c{load} -d{seconds:g}s` per "
         f"endpoint, one after another in the same run. Load: {load} connection(s), the largest "
         f"of {', '.join(map(str, LOADS))} at which the trivial endpoint's p99 stays under 5 ms."

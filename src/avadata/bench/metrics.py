@@ -1,6 +1,6 @@
 """`avadata bench metrics`: rollup cost while writing, and metric request latency.
 
-Stage: metrics (a tool, not a test). Writes a synthetic chain spanning `days` days (`txs`
+Stage: bench (measures the metrics stage). Writes a synthetic chain spanning `days` days (`txs`
 transactions from a pool of `accounts` addresses, some ERC-20 transfers and contract
 creations) through the real store writer with the real applier, timing the applier's share of
 the write; then times metric requests (hourly pages of 2,160 points, daily series, aggregates)
@@ -26,8 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine
-
 from avadata.metrics.applier import apply_metrics
 from avadata.records import (
     Block,
@@ -38,6 +36,7 @@ from avadata.records import (
     TokenTransfer,
     Transaction,
 )
+from avadata.store.types import Connection, Engine
 from avadata.store.writer import mark_chain, write_evm_batch
 
 T0 = 1_735_689_600  # 2025-01-01T00:00:00Z
@@ -86,7 +85,6 @@ def batches(
     per_block = txs / n_blocks
     out: list[EvmBatch] = []
     made = 0
-    ts = T0
     for number in range(n_blocks):
         if number % chunk == 0:
             out.append(EvmBatch(chain_id=chain_id, first_block=number, last_block=number))
@@ -98,90 +96,92 @@ def batches(
             + int(number * step)
             + (0 if rnd.random() < 0.05 else rnd.randrange(max(1, int(step // 2))))
         )
-        ts = max(ts, out[-1].blocks[-1].timestamp if out[-1].blocks else ts)
+        ts = max(ts, b.blocks[-1].timestamp if b.blocks else ts)
         count = int(per_block * (number + 1)) - made
         made += count
-        bh = _hash(chain_id, number, 1)
-        gas = 0
-        for i in range(count):
-            sender = _addr(1 + int(rnd.paretovariate(1.2)) % accounts)
-            to = _addr(1 + rnd.randrange(accounts))
-            th = _hash(chain_id, number, i, 2)
-            create = rnd.random() < 0.005
-            b.transactions.append(
-                Transaction(
-                    chain_id=chain_id,
-                    block_number=number,
-                    block_hash=bh,
-                    block_timestamp=ts,
-                    tx_index=i,
-                    hash=th,
-                    from_address=sender,
-                    to_address=None if create else to,
-                    value=0,
-                    gas_limit=100_000,
-                    gas_price=25 * 10**9 + rnd.randrange(10**9),
-                    gas_used=21_000,
-                    nonce=0,
-                    tx_type=2,
-                    success=True,
-                    call_type=CallType.CONTRACT_CREATION if create else CallType.NATIVE_TRANSFER,
-                    method_hash="",
-                    method_name=None,
-                    contract_address=_addr(2**150 + number * 1000 + i) if create else None,
-                )
-            )
-            gas += 21_000
-            if create:
-                b.contracts.append(
-                    ContractCreation(
-                        chain_id,
-                        _addr(2**150 + number * 1000 + i),
-                        number,
-                        ts,
-                        i,
-                        0,
-                        th,
-                        sender,
-                        None,
-                        "CREATE",
-                    )
-                )
-            elif rnd.random() < 0.1:
-                b.transfers.append(
-                    TokenTransfer(
-                        chain_id,
-                        number,
-                        bh,
-                        ts,
-                        i,
-                        th,
-                        i,
-                        0,
-                        _addr(2**140),
-                        TokenStandard.ERC20,
-                        to,
-                        _addr(1 + rnd.randrange(accounts)),
-                        None,
-                        1,
-                    )
-                )
-        b.blocks.append(
-            Block(
+        _add_block(b, chain_id, number, ts, count, rnd, accounts)
+    return out
+
+
+def _add_block(
+    b: EvmBatch, chain_id: int, number: int, ts: int, count: int, rnd: random.Random, accounts: int
+) -> None:
+    bh = _hash(chain_id, number, 1)
+    for i in range(count):
+        _add_tx(b, chain_id, number, bh, ts, i, rnd, accounts)
+    gas = 21_000 * count
+    parent = _hash(chain_id, number - 1, 1)
+    fees = gas * 25 * 10**9
+    b.blocks.append(
+        Block(chain_id, number, bh, parent, ts, gas, 30_000_000, None, count, _addr(0), fees)
+    )
+
+
+def _add_tx(
+    b: EvmBatch,
+    chain_id: int,
+    number: int,
+    bh: str,
+    ts: int,
+    i: int,
+    rnd: random.Random,
+    accounts: int,
+) -> None:
+    """A native transfer (one in ten with an ERC-20 transfer beside it), or now and then a
+    contract creation."""
+    sender = _addr(1 + int(rnd.paretovariate(1.2)) % accounts)
+    to = _addr(1 + rnd.randrange(accounts))
+    th = _hash(chain_id, number, i, 2)
+    create = rnd.random() < 0.005
+    created = _addr(2**150 + number * 1000 + i) if create else None
+    b.transactions.append(
+        Transaction(
+            chain_id=chain_id,
+            block_number=number,
+            block_hash=bh,
+            block_timestamp=ts,
+            tx_index=i,
+            hash=th,
+            from_address=sender,
+            to_address=None if create else to,
+            value=0,
+            gas_limit=100_000,
+            gas_price=25 * 10**9 + rnd.randrange(10**9),
+            gas_used=21_000,
+            nonce=0,
+            tx_type=2,
+            success=True,
+            call_type=CallType.CONTRACT_CREATION if create else CallType.NATIVE_TRANSFER,
+            method_hash="",
+            method_name=None,
+            contract_address=created,
+        )
+    )
+    if created is not None:
+        b.contracts.append(
+            ContractCreation(chain_id, created, number, ts, i, 0, th, sender, None, "CREATE")
+        )
+    elif rnd.random() < 0.1:
+        receiver = _addr(1 + rnd.randrange(accounts))
+        token = _addr(2**140)
+        b.transfers.append(
+            TokenTransfer(
                 chain_id,
                 number,
                 bh,
-                _hash(chain_id, number - 1, 1),
                 ts,
-                gas,
-                30_000_000,
+                i,
+                th,
+                i,
+                0,
+                token,
+                TokenStandard.ERC20,
+                to,
+                receiver,
                 None,
-                count,
-                _addr(0),
-                gas * 25 * 10**9,
+                1,
             )
         )
-    return out
 
 
 def write(engine: Engine, chain_id: int, parts: list[EvmBatch]) -> WriteFigures:
@@ -339,7 +339,7 @@ def report(result: BenchResult, *, rounds: int, machine: str, command: str) -> s
     summary = result.latency.summary()
     lines = [
         f"Store: SQLite, synthetic chain of {w.txs:,} transactions in {w.blocks:,} blocks"
-        " (`avadata.metrics.bench`), written through the store writer with the metrics"
+        " (`avadata.bench.metrics`), written through the store writer with the metrics"
         f" applier in the same transaction. Requests: {rounds} per case (after {WARMUP}"
         f" untimed ones) through {result.where}, one after another.",
         "",

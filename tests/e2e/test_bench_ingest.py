@@ -1,0 +1,44 @@
+"""`avadata bench ingest`'s avadata contender (bench/timed_index.py) indexes what `avadata
+index --once` indexes, and reports the seconds its appliers' writing halves took."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from avadata.indexer.run import RunOptions, index_chains
+from avadata.store.engine import make_engine
+from tests.support.dump import assert_same_rows, dump
+
+pytestmark = pytest.mark.e2e
+
+CHUNK = 50
+
+
+def test_timed_index_writes_the_same_rows_and_times_the_rollup(
+    devnet_chain, engine_factory, tmp_path: Path
+) -> None:
+    db = f"sqlite:///{tmp_path / 'timed.db'}"
+    timing = tmp_path / "rollup-seconds"
+    subprocess.run(
+        [sys.executable, "-m", "avadata.bench.timed_index", devnet_chain.rpc_url, db]
+        + [str(CHUNK), str(timing)],
+        check=True,
+        timeout=300,
+    )
+    spent = float(timing.read_text())
+    assert 0 < spent < 60
+
+    want = engine_factory()
+    asyncio.run(
+        index_chains(want, [devnet_chain.rpc_url], RunOptions(once=True, chunk_blocks=CHUNK))
+    )
+    got = make_engine(db)
+    try:
+        assert_same_rows(dump(got), dump(want))
+    finally:
+        got.dispose()
