@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from avadata.metrics.applier import apply_metrics
 from avadata.records import (
     Block,
     CallType,
@@ -36,6 +35,7 @@ from avadata.records import (
     TokenTransfer,
     Transaction,
 )
+from avadata.store.metrics.rollup_writer import apply_metrics
 from avadata.store.types import Connection, Engine
 from avadata.store.writer import mark_chain, write_evm_batch
 
