@@ -121,7 +121,7 @@ def index(
 
         # First thing: each chain's fetch process imports its modules while this one does.
         warm.start([warm.Hint(url, db, chunk_blocks) for url in rpc])
-    from avadata.heap import tune_for_indexing
+    from avadata.gc_tuning import tune_for_indexing
     from avadata.indexer.appliers import default_appliers
     from avadata.indexer.enrich import NativeBalanceMode
     from avadata.indexer.run import RunOptions, index_chains

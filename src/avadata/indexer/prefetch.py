@@ -170,7 +170,7 @@ def _load_pipeline() -> Any:
 
 
 async def _run(jobs: Any, out: Any, hint: Hint | None) -> None:
-    from avadata.heap import freeze_loaded
+    from avadata.gc_tuning import freeze_loaded
 
     ahead = Prefetch(hint) if hint is not None else None
     try:

@@ -139,7 +139,7 @@ def _entry(parent: int, jobs: Any, out: Any, hint: Hint | None) -> None:
     die_with_parent(parent)
     # Ctrl-C reaches the whole process group: the parent decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from avadata.heap import tune_for_indexing
+    from avadata.gc_tuning import tune_for_indexing
     from avadata.indexer.prefetch import run_fetch_process  # the node's client, no decoders yet
 
     tune_for_indexing()
