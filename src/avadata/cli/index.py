@@ -26,7 +26,7 @@ CHUNK_BLOCKS = 50
 def start_fetch_early(args: list[str]) -> bool:
     """Start the fetch processes `index` will start, before its options are parsed: parsing
     validates them through pydantic, ~0.15 s in which the processes could already be starting
-    (each then fetches its first chunks while this one sets up: indexer/warm.py). A scan for
+    (each then fetches its first chunks while this one sets up: indexer/fetch/spawn.py). A scan for
     --rpc, --db and --chunk-blocks only: the parse proper follows and starts what this did not,
     and a process started on a wrong guess fetches for nothing and dies with this one. True when
     it started them."""
@@ -49,9 +49,10 @@ def start_fetch_early(args: list[str]) -> bool:
         urls = [_http_url(u) for u in rpc]
     except typer.BadParameter:
         return False
-    from avadata.indexer import warm
+    from avadata.indexer.fetch import spawn
+    from avadata.indexer.fetch.protocol import Hint
 
-    warm.start([warm.Hint(url, db, int(chunk)) for url in urls])
+    spawn.start([Hint(url, db, int(chunk)) for url in urls])
     return True
 
 
@@ -117,13 +118,14 @@ def index(
     ] = 2.0,
 ) -> None:
     if rpc:
-        from avadata.indexer import warm
+        from avadata.indexer.fetch import spawn
+        from avadata.indexer.fetch.protocol import Hint
 
         # First thing: each chain's fetch process imports its modules while this one does.
-        warm.start([warm.Hint(url, db, chunk_blocks) for url in rpc])
+        spawn.start([Hint(url, db, chunk_blocks) for url in rpc])
     from avadata.gc_tuning import tune_for_indexing
     from avadata.indexer.appliers import default_appliers
-    from avadata.indexer.enrich import NativeBalanceMode
+    from avadata.indexer.fetch.protocol import NativeBalanceMode
     from avadata.indexer.run import RunOptions, index_chains
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate

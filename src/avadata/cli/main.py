@@ -29,8 +29,8 @@ app.add_typer(metrics.app, name="metrics")
 
 def main() -> None:
     if sys.argv[1:2] == ["index"] and index.start_fetch_early(sys.argv[2:]):
-        from avadata.indexer import warm
+        from avadata.indexer.fetch import spawn
 
         # Only the command line's own process: a library caller's keeps its priority.
-        warm.yield_cpu()
+        spawn.yield_cpu()
     app()

@@ -1,6 +1,6 @@
 """Run indexers for several EVM chains, sharing one store writer in this process.
 
-Each chain's fetching and decoding runs in its own child process (pipeline.ProcessFeed) unless
+Each chain's fetching and decoding runs in its own child process (fetch.feed.ProcessFeed) unless
 `RunOptions.fetch_process` is off.
 """
 
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from avadata.indexer.enrich import NativeBalanceMode
 from avadata.indexer.evm import EvmIndexer, Feed, IndexerOptions, Progress
-from avadata.indexer.pipeline import FeedConfig, LocalFeed, ProcessFeed, chain_facts
+from avadata.indexer.fetch.feed import LocalFeed, ProcessFeed, chain_facts
+from avadata.indexer.fetch.protocol import FeedConfig, NativeBalanceMode
+from avadata.indexer.fetch.spawn import take
 from avadata.indexer.sink import Applier, StoreSink
-from avadata.indexer.warm import take
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 
@@ -73,7 +73,7 @@ async def index_chains(
         for url, client in zip(rpc_urls, clients, strict=True):
             source = EvmSource(client)
             child = take(url) if options.fetch_process else None
-            # A fetch process started ahead asked the node these already (warm.py): this
+            # A fetch process started ahead asked the node these already (protocol.Facts): this
             # process then sends none of its own in a backfill.
             facts = await chain_facts(child, url) if child is not None else None
             chain_id = facts.chain_id if facts is not None else await source.chain_id()
