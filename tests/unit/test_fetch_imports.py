@@ -12,9 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from avadata.indexer.appliers import default_appliers
+from avadata.indexer.appliers import default_appliers, split
 from avadata.indexer.fetch.protocol import FeedConfig
-from avadata.indexer.sink import split
 
 # What a fetch process runs before its first batch: its main and guess (child.py, guess.py),
 # the decoding pipeline, and the FeedConfig the parent sends (its appliers' pure halves come

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from avadata.indexer.appliers import TIMING_ENV
 from avadata.paths import REPO_ROOT
 
 ETL_BIN = REPO_ROOT / ".bench" / "ethereum-etl" / "bin" / "ethereumetl"
@@ -205,9 +204,8 @@ def measure(
             db = db_url or f"sqlite:///{workdir / f'bench-{n}.db'}"
             timing = workdir / f"rollup-seconds-{n}"
             secs, rss = _run(
-                [py, "-m", "avadata", "index", "--rpc", url, "--db", db, "--once"]
-                + ["--chunk-blocks", str(chunk)],
-                env={**os.environ, TIMING_ENV: str(timing)},
+                [py, "-m", "avadata.bench.timed_index", str(timing), "--rpc", url, "--db", db]
+                + ["--once", "--chunk-blocks", str(chunk)]
             )
             return secs, rss, float(timing.read_text())
 

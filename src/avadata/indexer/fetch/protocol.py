@@ -63,8 +63,8 @@ class FeedConfig:
 
     rpc_url: str
     chain_id: int
-    # The appliers' pure halves (appliers.SplitApplier.prepare): module-level functions, since
-    # they cross to the child by reference.
+    # The appliers' pure halves (indexer.appliers.SplitApplier.prepare): module-level
+    # functions, since they cross to the child by reference.
     prepares: tuple[Callable[[EvmBatch], Any], ...]
     chunk_blocks: int = 50
     window: int = 3
