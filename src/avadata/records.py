@@ -35,7 +35,7 @@ CREATE_OPS = frozenset({"CREATE", "CREATE2", "CREATE3"})
 
 # The store's cursor source of an EVM chain's pipeline (blocks, receipts, logs, transfers,
 # traces). Here rather than in store/cursors.py so a fetch process can read its cursor without
-# importing the store (prefetch.py).
+# importing the store (indexer/fetch/guess.py).
 EVM_SOURCE = "evm"
 
 

@@ -25,8 +25,8 @@ def test_timed_index_writes_the_same_rows_and_times_the_rollup(
     db = f"sqlite:///{tmp_path / 'timed.db'}"
     timing = tmp_path / "rollup-seconds"
     subprocess.run(
-        [sys.executable, "-m", "avadata.bench.timed_index", devnet_chain.rpc_url, db]
-        + [str(CHUNK), str(timing)],
+        [sys.executable, "-m", "avadata.bench.timed_index", str(timing)]
+        + ["--rpc", devnet_chain.rpc_url, "--db", db, "--once", "--chunk-blocks", str(CHUNK)],
         check=True,
         timeout=300,
     )

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from avadata.indexer.pipeline import FeedConfig, ProcessFeed
+from avadata.indexer.fetch.feed import ProcessFeed
+from avadata.indexer.fetch.protocol import FeedConfig
 from avadata.store.prepared import PreparedBatch
 from tests.support.fault_proxy import FaultProxy
 

@@ -13,7 +13,7 @@ import random
 import pytest
 from sqlalchemy import Engine, func, select
 
-from avadata.indexer.enrich import NativeBalanceMode
+from avadata.indexer.fetch.protocol import NativeBalanceMode
 from avadata.indexer.run import RunOptions, index_chains
 from avadata.store import reads, schema
 from tests.support.dump import assert_same_rows, dump

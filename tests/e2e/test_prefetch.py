@@ -1,4 +1,4 @@
-"""A fetch process's first chunks fetched ahead (indexer/prefetch.py): used when the guess is
+"""A fetch process's first chunks fetched ahead (indexer/fetch/guess.py): used when the guess is
 right, ignored when it is not, the same rows either way; the node's call log tells which."""
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import pytest
 from sqlalchemy import func, select
 
 from avadata.indexer import run as run_module
-from avadata.indexer import warm
-from avadata.indexer.pipeline import chain_facts
-from avadata.indexer.prefetch import resume_block
+from avadata.indexer.fetch import spawn
+from avadata.indexer.fetch.feed import chain_facts
+from avadata.indexer.fetch.guess import resume_block
+from avadata.indexer.fetch.protocol import Hint
 from avadata.indexer.run import RunOptions, index_chains
 from avadata.store import schema
 from tests.support.dump import assert_same_rows, dump
@@ -54,7 +55,7 @@ def _traced_blocks(proxy: FaultProxy) -> Counter[int]:
 def _index_with_hint(devnet_chain, engine, hint_chunk: int) -> FaultProxy:
     with FaultProxy(devnet_chain.rpc_url, rate=0.0) as proxy:
         db_url = engine.url.render_as_string(hide_password=False)
-        warm.start([warm.Hint(proxy.url, db_url, hint_chunk)])
+        spawn.start([Hint(proxy.url, db_url, hint_chunk)])
         asyncio.run(index_chains(engine, [proxy.url], RunOptions(once=True, chunk_blocks=CHUNK)))
     return proxy
 
@@ -103,7 +104,7 @@ def test_a_guess_the_node_did_not_answer_leaves_the_parent_to_ask(
             proxy.down = False
 
         db_url = engine.url.render_as_string(hide_password=False)
-        warm.start([warm.Hint(proxy.url, db_url, CHUNK)])
+        spawn.start([Hint(proxy.url, db_url, CHUNK)])
         threading.Thread(target=back_after_the_guess, daemon=True).start()
         asyncio.run(index_chains(engine, [proxy.url], RunOptions(once=True, chunk_blocks=CHUNK)))
     # No facts, yet the clean run's rows: the parent asked the chain ID and head itself (how
@@ -191,18 +192,18 @@ def _cursor(db: Path) -> int:
 # and of each fetch process as the writer hands it its first range.
 _INDEX_WITH_PRIORITIES = """
 import os, sys
-from avadata.indexer import pipeline
+from avadata.indexer.fetch import feed
 from avadata.cli.main import main
 
 seen = []
-start = pipeline.ProcessFeed.start
+start = feed.ProcessFeed.start
 
 def recording(self):
     start(self)
     seen.append((os.getpriority(os.PRIO_PROCESS, 0),
                  os.getpriority(os.PRIO_PROCESS, self._process.pid)))
 
-pipeline.ProcessFeed.start = recording
+feed.ProcessFeed.start = recording
 try:
     main()
 except SystemExit as exc:
@@ -216,5 +217,5 @@ def test_the_writer_runs_below_its_fetch_process(devnet_chain, tmp_path) -> None
     code, seen = _index_cli(_INDEX_WITH_PRIORITIES, devnet_chain.rpc_url, db).split(" ", 1)
     assert code == "0"
     # The fetch process kept the priority it was started with; the writer went below it.
-    assert ast.literal_eval(seen) == [(before + warm.WRITER_NICE, before)]
+    assert ast.literal_eval(seen) == [(before + spawn.WRITER_NICE, before)]
     assert _cursor(db) == devnet_chain.head

@@ -22,8 +22,7 @@ def test_transfer_records_are_the_batch_transfers_in_position_order() -> None:
 def test_a_prepared_batch_crosses_pickling_whole() -> None:
     # What the fetch process hands the writer goes through pickle (its rows through marshal):
     # every field comes back equal, the appliers' inputs and token infos included.
-    from avadata.indexer.appliers import default_appliers
-    from avadata.indexer.sink import split
+    from avadata.indexer.appliers import default_appliers, split
     from avadata.records import TokenInfo, TokenStandard
 
     batch = B.rich_batch(CHAIN, 10, 12)

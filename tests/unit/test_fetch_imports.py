@@ -12,17 +12,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from avadata.indexer.appliers import default_appliers
-from avadata.indexer.pipeline import FeedConfig
-from avadata.indexer.sink import split
+from avadata.indexer.appliers import default_appliers, split
+from avadata.indexer.fetch.protocol import FeedConfig
 
-# What a fetch process runs before its first batch: its guess (prefetch.py), the pipeline, and
-# the FeedConfig the parent sends (its appliers' pure halves come with it, by reference).
+# What a fetch process runs before its first batch: its main and guess (child.py, guess.py),
+# the decoding pipeline, and the FeedConfig the parent sends (its appliers' pure halves come
+# with it, by reference).
 _CHILD = """
 import pickle, sys
-from avadata.indexer.prefetch import resume_block
+import avadata.indexer.fetch.child
+from avadata.indexer.fetch.guess import resume_block
 print(resume_block(sys.argv[1], 43113))
-import avadata.indexer.pipeline
+import avadata.indexer.fetch.produce
 config = pickle.loads(sys.stdin.buffer.read())
 print(" ".join(sorted(m for m in sys.modules if m.split(".")[0] == "sqlalchemy")))
 """

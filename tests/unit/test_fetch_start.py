@@ -1,5 +1,5 @@
 """`avadata index` starts its fetch processes before it parses its options (cli/index.py), and
-the parse's own start then adds none for the same chains (indexer/warm.py)."""
+the parse's own start then adds none for the same chains (indexer/fetch/spawn.py)."""
 
 from __future__ import annotations
 
@@ -9,34 +9,35 @@ from typing import Any
 import pytest
 
 from avadata.cli import index as cli_index
-from avadata.indexer import warm
+from avadata.indexer.fetch import spawn
+from avadata.indexer.fetch.protocol import Hint
 
 URL = "http://127.0.0.1:9650/ext/bc/C/rpc"
 DB = "sqlite:///x.db"
 
 
 @pytest.fixture
-def spawned(monkeypatch: pytest.MonkeyPatch) -> list[warm.Hint | None]:
+def spawned(monkeypatch: pytest.MonkeyPatch) -> list[Hint | None]:
     """Hints of the children started, in order (no process is started)."""
-    seen: list[warm.Hint | None] = []
+    seen: list[Hint | None] = []
 
-    def spawn(hint: warm.Hint | None) -> warm.Child:
+    def fake_spawn(hint: Hint | None) -> spawn.Child:
         seen.append(hint)
-        return warm.Child(process=None, jobs=None, out=None, hint=hint)
+        return spawn.Child(process=None, jobs=None, out=None, hint=hint)
 
-    monkeypatch.setattr(warm, "_spawn", spawn)
-    monkeypatch.setattr(warm, "_started", [])
+    monkeypatch.setattr(spawn, "_spawn", fake_spawn)
+    monkeypatch.setattr(spawn, "_started", [])
     return seen
 
 
 @pytest.mark.parametrize(
     ("args", "hints"),
     [
-        (["--rpc", URL, "--db", DB, "--once"], [warm.Hint(URL, DB, 50)]),
-        (["--db=" + DB, "--rpc=" + URL, "--chunk-blocks", "20"], [warm.Hint(URL, DB, 20)]),
+        (["--rpc", URL, "--db", DB, "--once"], [Hint(URL, DB, 50)]),
+        (["--db=" + DB, "--rpc=" + URL, "--chunk-blocks", "20"], [Hint(URL, DB, 20)]),
         (
             ["--rpc", URL, "--rpc", URL + "2", "--db", DB],
-            [warm.Hint(URL, DB, 50), warm.Hint(URL + "2", DB, 50)],
+            [Hint(URL, DB, 50), Hint(URL + "2", DB, 50)],
         ),
         (["--rpc", URL], []),  # no store: the parse will refuse it
         (["--rpc", "ftp://x", "--db", DB], []),  # not a node URL
@@ -45,7 +46,7 @@ def spawned(monkeypatch: pytest.MonkeyPatch) -> list[warm.Hint | None]:
     ],
 )
 def test_the_early_scan_starts_what_the_options_say(
-    spawned: list[Any], args: list[str], hints: list[warm.Hint]
+    spawned: list[Any], args: list[str], hints: list[Hint]
 ) -> None:
     before = os.getpriority(os.PRIO_PROCESS, 0)
     assert cli_index.start_fetch_early(args) is bool(hints)
@@ -56,17 +57,17 @@ def test_the_early_scan_starts_what_the_options_say(
 
 
 def test_a_hint_started_and_not_taken_starts_no_second_child(spawned: list[Any]) -> None:
-    a, b = warm.Hint(URL, DB, 50), warm.Hint(URL + "2", DB, 50)
-    warm.start([a])
-    warm.start([a, b])  # the parse's start: only b is new
+    a, b = Hint(URL, DB, 50), Hint(URL + "2", DB, 50)
+    spawn.start([a])
+    spawn.start([a, b])  # the parse's start: only b is new
     assert spawned == [a, b]
-    assert warm.take().hint == a
-    warm.start([a])  # taken: a later run's start spawns again
+    assert spawn.take().hint == a
+    spawn.start([a])  # taken: a later run's start spawns again
     assert spawned == [a, b, a]
 
 
 def test_a_feed_takes_the_child_hinted_at_its_node(spawned: list[Any]) -> None:
-    a, b = warm.Hint(URL, DB, 50), warm.Hint(URL + "2", DB, 50)
-    warm.start([a, b])
-    assert warm.take(b.rpc_url).hint == b  # not the first started: its chunks are b's node's
-    assert warm.take("http://127.0.0.1:1/other").hint == a  # none hinted there: the first
+    a, b = Hint(URL, DB, 50), Hint(URL + "2", DB, 50)
+    spawn.start([a, b])
+    assert spawn.take(b.rpc_url).hint == b  # not the first started: its chunks are b's node's
+    assert spawn.take("http://127.0.0.1:1/other").hint == a  # none hinted there: the first

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from avadata.indexer import pipeline
-from avadata.indexer.enrich import NativeBalanceMode
-from avadata.indexer.pipeline import FeedConfig, produce
+from avadata.indexer.fetch import produce as produce_module
+from avadata.indexer.fetch.produce import produce
+from avadata.indexer.fetch.protocol import FeedConfig, NativeBalanceMode
 from avadata.records import EvmBatch, RawBlock, TraceStyle
 
 CHUNK = 10
@@ -45,13 +45,13 @@ class _BackwardsNode:
 
 def _decoded_order(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[list[int]]]:
     seen: list[int] = []
-    real = pipeline.decode_block
+    real = produce_module.decode_block
 
     def recording(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
         seen.append(int(raw.block["number"], 16))
         real(chain_id, raw, batch)
 
-    monkeypatch.setattr(pipeline, "decode_block", recording)
+    monkeypatch.setattr(produce_module, "decode_block", recording)
     config = FeedConfig(
         rpc_url="http://127.0.0.1:9",
         chain_id=43113,

@@ -4,8 +4,7 @@ the raw JSON-RPC pull of the same data (no decoding, no storing) and ethereum-et
 Every contender reads the same blocks from the same node with the same concurrency budget.
 Peak RSS is measured per contender, so each runs in its own process (the raw pull too): the
 largest sum of the RSS of that process and its descendants, sampled every 50 ms (avadata index
-is two processes, the writer and its fetch child), or wait4's peak when larger. avadata runs
-as timed_index.py: the command's steps, with the metrics rollup's writing half timed.
+is two processes, the writer and its fetch child), or wait4's peak when larger.
 
 The raw pull and avadata run `rounds` times each, taking turns (raw first in odd rounds,
 avadata first in even ones), each avadata round into a fresh store; the report gives every
@@ -69,10 +68,14 @@ def _tree_rss_kib(pid: int) -> int:
     return total
 
 
-def _run(args: list[str], *, cwd: Path | None = None) -> tuple[float, float]:
+def _run(
+    args: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[float, float]:
     """Run a command to completion; (wall seconds, peak RSS in MB of it and its descendants)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
     assert proc.stderr is not None
     peak = [0]
     done = threading.Event()
@@ -200,9 +203,9 @@ def measure(
         def ours(n: int) -> tuple[float, float, float]:
             db = db_url or f"sqlite:///{workdir / f'bench-{n}.db'}"
             timing = workdir / f"rollup-seconds-{n}"
-            # `avadata index --once`'s steps with the rollup timed (timed_index.py).
             secs, rss = _run(
-                [py, "-m", "avadata.bench.timed_index", url, db, str(chunk), str(timing)]
+                [py, "-m", "avadata.bench.timed_index", str(timing), "--rpc", url, "--db", db]
+                + ["--once", "--chunk-blocks", str(chunk)]
             )
             return secs, rss, float(timing.read_text())
 

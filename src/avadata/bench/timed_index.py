@@ -1,70 +1,55 @@
-"""The avadata contender of `avadata bench ingest`: `avadata index --rpc URL --db DB --once
---chunk-blocks N` as the command runs it, with the writing half of each applier timed.
+"""`avadata index` with the metrics rollup's writing half timed, for `avadata bench ingest`
+(bench/ingest.py) to report the rollup's share of the indexer's ingest time.
 
-Stage: bench. Run as `python -m avadata.bench.timed_index URL DB CHUNK TIMING_FILE`; writes
-the seconds spent inside the appliers' writing halves (the metrics rollup's share of ingest) to
-TIMING_FILE when done. The steps are the command's, in its order (fetch process started first,
-the writer's CPU priority lowered, start-up objects frozen, then the backfill), minus what only
-a terminal needs (option parsing and the progress bar). The timing lives here, not in the
-indexer: the bench hands the indexer its own appliers.
+Run as `python -m avadata.bench.timed_index SECONDS_FILE INDEX_OPTIONS...`: the command line
+itself (cli.main.main) with this module's applier list instead of the default one, and the
+seconds spent in the rollup's writing half written to SECONDS_FILE at the end. Light on
+purpose, as `python -m avadata` is: the fetch processes start before anything heavy is
+imported (the applier list is made when `index` asks for it), and each of them imports this
+module again (multiprocessing's spawn).
 """
 
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from avadata.indexer.sink import Applier, SplitApplier
+    from avadata.metrics.rollup import RollupChanges
+    from avadata.store.batch_cache import Carried
+    from avadata.store.types import Connection
+    from avadata.store.writer import Applier
 
 
-def timed(appliers: Sequence[Applier], spent: list[float]) -> list[SplitApplier]:
-    """`appliers` in their split form, as the indexer runs them, with each writing half adding
-    its seconds to `spent[0]`."""
-    from avadata.indexer.sink import split
+def _timed_rollup(spent: list[float]) -> list[Applier]:
+    """The default appliers' rollup, its writing half adding its seconds to `spent[0]`."""
+    import time
 
-    def clock(apply: Callable[..., None]) -> Callable[..., None]:
-        def run(*args: Any, **kwargs: Any) -> None:
-            t = time.perf_counter()
-            try:
-                apply(*args, **kwargs)
-            finally:
-                spent[0] += time.perf_counter() - t
+    from avadata.indexer.appliers import SplitApplier
+    from avadata.store.metrics.rollup_writer import apply_changes
+    from avadata.metrics.rollup import changes
 
-        return run
+    def timed_apply(conn: Connection, ch: RollupChanges, carried: Carried | None = None) -> None:
+        t = time.perf_counter()
+        try:
+            apply_changes(conn, ch, carried)
+        finally:
+            spent[0] += time.perf_counter() - t
 
-    return [replace(s, apply=clock(s.apply)) for s in map(split, appliers)]
+    return [SplitApplier(changes, timed_apply, carries=True)]
 
 
-def main(url: str, db: str, chunk: int, timing: Path) -> None:
-    from avadata.indexer import warm
+def main(argv: list[str]) -> None:
+    from avadata.cli.main import main as cli_main
 
-    # First thing, as `avadata index` does (cli/main.py): the fetch process starts while this
-    # one imports the writer's modules.
-    warm.start([warm.Hint(url, db, chunk)])
-    warm.yield_cpu()
-
-    import asyncio
-
-    from avadata.heap import tune_for_indexing
-    from avadata.indexer.appliers import default_appliers
-    from avadata.indexer.run import RunOptions, index_chains
-    from avadata.store.engine import make_engine
-    from avadata.store.migrate import migrate
-
-    tune_for_indexing()
+    target, args = argv[0], argv[1:]
     spent = [0.0]
-    appliers = timed(default_appliers(), spent)
-    engine = make_engine(db)
-    migrate(engine)
-    options = RunOptions(once=True, chunk_blocks=chunk)
-    asyncio.run(index_chains(engine, [url], options, appliers=appliers))
-    timing.write_text(f"{spent[0]:.6f}\n")
+    try:
+        cli_main(["index", *args], appliers=lambda: _timed_rollup(spent))
+    finally:
+        with open(target, "w") as f:
+            f.write(f"{spent[0]:.6f}\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4]))
+    main(sys.argv[1:])

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from avadata.errors import AvadataError
+
+if TYPE_CHECKING:
+    from avadata.indexer.run import RunOptions
+    from avadata.store.types import Engine
+    from avadata.store.writer import Applier
 
 HELP = """Index EVM chains into the store: backfill with a progress bar, then follow new blocks.
 
@@ -22,25 +28,22 @@ Example: avadata index --rpc http://127.0.0.1:9650/ext/bc/C/rpc --db sqlite:///d
 # --chunk-blocks' default.
 CHUNK_BLOCKS = 50
 
+# What `index` runs in each write transaction besides the rows: the caller of the command line
+# may pass its own maker (cli.main.main's `appliers`; bench/timed_index.py times the rollup so),
+# else `indexer.appliers.default_appliers`. Called after the fetch processes started.
+AppliersMaker = Callable[[], Sequence["Applier"]]
+
 
 def start_fetch_early(args: list[str]) -> bool:
     """Start the fetch processes `index` will start, before its options are parsed: parsing
     validates them through pydantic, ~0.15 s in which the processes could already be starting
-    (each then fetches its first chunks while this one sets up: indexer/warm.py). A scan for
-    --rpc, --db and --chunk-blocks only: the parse proper follows and starts what this did not,
-    and a process started on a wrong guess fetches for nothing and dies with this one. True when
-    it started them."""
+    (each then fetches its first chunks while this one sets up: indexer/fetch/spawn.py). A scan
+    for --rpc, --db and --chunk-blocks only: the parse proper follows and starts what this did
+    not, and a process started on a wrong guess fetches for nothing and dies with this one. True
+    when it started them."""
     if "--help" in args:
         return False
-    found: dict[str, list[str]] = {}
-    rest = iter(args)
-    for arg in rest:
-        name, eq, value = arg.partition("=")
-        if name not in ("--rpc", "--db", "--chunk-blocks"):
-            continue
-        if not eq:
-            value = next(rest, "")
-        found.setdefault(name, []).append(value)
+    found = _scan(args, ("--rpc", "--db", "--chunk-blocks"))
     rpc, db = found.get("--rpc", []), found.get("--db", [""])[-1]
     chunk = found.get("--chunk-blocks", [str(CHUNK_BLOCKS)])[-1]
     if not rpc or not db or not chunk.isdigit():
@@ -49,10 +52,32 @@ def start_fetch_early(args: list[str]) -> bool:
         urls = [_http_url(u) for u in rpc]
     except typer.BadParameter:
         return False
-    from avadata.indexer import warm
-
-    warm.start([warm.Hint(url, db, int(chunk)) for url in urls])
+    start_fetch(urls, db, int(chunk))
     return True
+
+
+def _scan(args: list[str], names: tuple[str, ...]) -> dict[str, list[str]]:
+    """The values of the options `names` in `args`, as `--name value` or `--name=value`."""
+    found: dict[str, list[str]] = {}
+    rest = iter(args)
+    for arg in rest:
+        name, eq, value = arg.partition("=")
+        if name not in names:
+            continue
+        if not eq:
+            value = next(rest, "")
+        found.setdefault(name, []).append(value)
+    return found
+
+
+def start_fetch(rpc_urls: Sequence[str], db: str, chunk_blocks: int) -> None:
+    """Start a fetch process per node now (one not taken yet for the same node, store and chunk
+    size is not started again): the one call that starts them ahead, from the early scan or
+    from `index`."""
+    from avadata.indexer.fetch import spawn
+    from avadata.indexer.fetch.protocol import Hint
+
+    spawn.start([Hint(url, db, chunk_blocks) for url in rpc_urls])
 
 
 def _http_url(value: str) -> str:
@@ -72,59 +97,69 @@ def _optional_http_url(value: str | None) -> str | None:
     return None if value is None else _http_url(value)
 
 
+# `index`'s options.
+DbOption = Annotated[str, typer.Option("--db", help="sqlite:///path/file.db or postgresql://...")]
+RpcOption = Annotated[
+    list[str] | None,
+    typer.Option("--rpc", help="EVM JSON-RPC URL; repeat for more chains", callback=_http_urls),
+]
+NodeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--node",
+        help="avalanchego URL for the primary network (Index API)",
+        callback=_optional_http_url,
+    ),
+]
+OnceOption = Annotated[
+    bool, typer.Option("--once", help="backfill to the current head, then exit 0")
+]
+ChunkBlocksOption = Annotated[int, typer.Option(min=1, max=10_000, help="blocks per write")]
+NodeBatchOption = Annotated[
+    int,
+    typer.Option(min=1, max=1024, help="primary-network containers per write (with --node)"),
+]
+NativeBalancesOption = Annotated[
+    str,
+    typer.Option(
+        help="native balance snapshots: head (default; any node), history (every touched "
+        "block; needs an archive node), off"
+    ),
+]
+PollOption = Annotated[
+    float, typer.Option(min=0.1, help="seconds between head polls when following")
+]
+CommitSecondsOption = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        max=3600.0,
+        help="seconds of EVM writes per commit at most (fewer commits write less; a crash "
+        "re-fetches what was not committed; 0: commit every write)",
+    ),
+]
+
+
 def index(
-    db: Annotated[str, typer.Option("--db", help="sqlite:///path/file.db or postgresql://...")],
-    rpc: Annotated[
-        list[str] | None,
-        typer.Option("--rpc", help="EVM JSON-RPC URL; repeat for more chains", callback=_http_urls),
-    ] = None,
-    node: Annotated[
-        str | None,
-        typer.Option(
-            "--node",
-            help="avalanchego URL for the primary network (Index API)",
-            callback=_optional_http_url,
-        ),
-    ] = None,
-    once: Annotated[
-        bool, typer.Option("--once", help="backfill to the current head, then exit 0")
-    ] = False,
-    chunk_blocks: Annotated[
-        int, typer.Option(min=1, max=10_000, help="blocks per write")
-    ] = CHUNK_BLOCKS,
-    node_batch: Annotated[
-        int,
-        typer.Option(min=1, max=1024, help="primary-network containers per write (with --node)"),
-    ] = 1024,
-    native_balances: Annotated[
-        str,
-        typer.Option(
-            help="native balance snapshots: head (default; any node), history (every touched "
-            "block; needs an archive node), off"
-        ),
-    ] = "head",
-    poll: Annotated[
-        float, typer.Option(min=0.1, help="seconds between head polls when following")
-    ] = 2.0,
-    commit_seconds: Annotated[
-        float,
-        typer.Option(
-            min=0.0,
-            max=3600.0,
-            help="seconds of EVM writes per commit at most (fewer commits write less; a crash "
-            "re-fetches what was not committed; 0: commit every write)",
-        ),
-    ] = 2.0,
+    ctx: typer.Context,
+    db: DbOption,
+    rpc: RpcOption = None,
+    node: NodeOption = None,
+    once: OnceOption = False,
+    chunk_blocks: ChunkBlocksOption = CHUNK_BLOCKS,
+    node_batch: NodeBatchOption = 1024,
+    native_balances: NativeBalancesOption = "head",
+    poll: PollOption = 2.0,
+    commit_seconds: CommitSecondsOption = 2.0,
 ) -> None:
     if rpc:
-        from avadata.indexer import warm
-
         # First thing: each chain's fetch process imports its modules while this one does.
-        warm.start([warm.Hint(url, db, chunk_blocks) for url in rpc])
-    from avadata.heap import tune_for_indexing
+        start_fetch(rpc, db, chunk_blocks)
+    # What the run loads, loaded before the collector is tuned (gc_tuning.py: it freezes them).
+    from avadata.gc_tuning import tune_for_indexing
     from avadata.indexer.appliers import default_appliers
-    from avadata.indexer.enrich import NativeBalanceMode
-    from avadata.indexer.run import RunOptions, index_chains
+    from avadata.indexer.fetch.protocol import NativeBalanceMode
+    from avadata.indexer.run import RunOptions
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate
 
@@ -139,33 +174,9 @@ def index(
     engine = make_engine(db)
     migrate(engine)
     if node is not None:
-        from avadata.indexer.primary import index_node
-
-        def primary() -> None:
-            try:
-                asyncio.run(index_node(engine, node, once=once, poll=poll, batch=node_batch))
-            except AvadataError as exc:
-                typer.echo(f"avadata index --node: {exc}", err=True)
-                raise typer.Exit(1) from exc
-
-        if once or not rpc:
-            primary()
-            if not rpc:
-                return
-        else:
-            # Following both: the primary network in its own thread (and event loop), so
-            # neither follower waits for the other; a failure there ends the whole command,
-            # as a failure of the EVM follower does.
-            import os
-            import threading
-
-            def follow_primary() -> None:
-                try:
-                    primary()
-                finally:
-                    os._exit(1)  # the follower only returns on failure
-
-            threading.Thread(target=follow_primary, name="index-primary", daemon=True).start()
+        _index_primary(engine, node, once=once, poll=poll, batch=node_batch, beside=bool(rpc))
+        if not rpc:
+            return
     options = RunOptions(
         once=once,
         poll_seconds=poll,
@@ -173,6 +184,48 @@ def index(
         native_balances=NativeBalanceMode(native_balances),
         commit_seconds=commit_seconds,
     )
+    make_appliers: AppliersMaker = ctx.obj or default_appliers
+    _index_evm(engine, rpc or [], options, make_appliers())
+
+
+def _index_primary(
+    engine: Engine, node: str, *, once: bool, poll: float, batch: int, beside: bool
+) -> None:
+    """Index the primary network: here and now, when it is alone (`beside` off) or a backfill;
+    following beside the EVM chains, in its own thread."""
+    from avadata.indexer.primary import index_node
+
+    def primary() -> None:
+        try:
+            asyncio.run(index_node(engine, node, once=once, poll=poll, batch=batch))
+        except AvadataError as exc:
+            typer.echo(f"avadata index --node: {exc}", err=True)
+            raise typer.Exit(1) from exc
+
+    if once or not beside:
+        primary()
+        return
+    # Following both: the primary network in its own thread (and event loop), so neither
+    # follower waits for the other; a failure there ends the whole command, as a failure of
+    # the EVM follower does.
+    import os
+    import threading
+
+    def follow_primary() -> None:
+        try:
+            primary()
+        finally:
+            os._exit(1)  # the follower only returns on failure
+
+    threading.Thread(target=follow_primary, name="index-primary", daemon=True).start()
+
+
+def _index_evm(
+    engine: Engine, rpc: list[str], options: RunOptions, appliers: Sequence[Applier]
+) -> None:
+    """Index the EVM chains behind `rpc`, a progress bar per chain."""
+    from avadata.indexer.run import index_chains
+
     with Progress(
         TextColumn("[bold]chain {task.fields[chain]}"),
         BarColumn(),
@@ -181,36 +234,39 @@ def index(
         TimeRemainingColumn(),
         transient=False,
     ) as bar:
-
-        def on_start(chain_id: int, url: str, progress: object) -> None:
-            import time
-
-            from avadata.indexer.evm import Progress as P
-
-            assert isinstance(progress, P)
-            task = bar.add_task("index", total=None, chain=chain_id, bps=0.0, tps=0.0)
-            t0 = time.monotonic()
-
-            def listener(p: P) -> None:
-                dt = max(time.monotonic() - t0, 1e-6)
-                bar.update(
-                    task,
-                    completed=p.next_block,
-                    total=p.target,
-                    bps=p.blocks / dt,
-                    tps=p.transactions / dt,
-                )
-
-            progress.listeners.append(listener)
-
         try:
             asyncio.run(
-                index_chains(
-                    engine, rpc or [], options, appliers=default_appliers(), on_start=on_start
-                )
+                index_chains(engine, rpc, options, appliers=appliers, on_start=_progress_bars(bar))
             )
         except AvadataError as exc:
             typer.echo(f"avadata index: {exc}", err=True)
             raise typer.Exit(1) from exc
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
+
+
+def _progress_bars(bar: Progress) -> Callable[[int, str, object], None]:
+    """`index_chains`' on_start: a bar per chain on `bar`, moved by the chain's progress."""
+
+    def on_start(chain_id: int, url: str, progress: object) -> None:
+        import time
+
+        from avadata.indexer.evm import Progress as P
+
+        assert isinstance(progress, P)
+        task = bar.add_task("index", total=None, chain=chain_id, bps=0.0, tps=0.0)
+        t0 = time.monotonic()
+
+        def listener(p: P) -> None:
+            dt = max(time.monotonic() - t0, 1e-6)
+            bar.update(
+                task,
+                completed=p.next_block,
+                total=p.target,
+                bps=p.blocks / dt,
+                tps=p.transactions / dt,
+            )
+
+        progress.listeners.append(listener)
+
+    return on_start

@@ -27,10 +27,13 @@ app.add_typer(decode.app, name="decode")
 app.add_typer(metrics.app, name="metrics")
 
 
-def main() -> None:
-    if sys.argv[1:2] == ["index"] and index.start_fetch_early(sys.argv[2:]):
-        from avadata.indexer import warm
+def main(argv: list[str] | None = None, *, appliers: index.AppliersMaker | None = None) -> None:
+    """The command line on `argv` (else the process's arguments). `appliers`: what `avadata
+    index` runs in its write transactions instead of the default (bench/timed_index.py)."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["index"] and index.start_fetch_early(args[1:]):
+        from avadata.indexer.fetch import spawn
 
         # Only the command line's own process: a library caller's keeps its priority.
-        warm.yield_cpu()
-    app()
+        spawn.yield_cpu()
+    app(args=args, obj=appliers)

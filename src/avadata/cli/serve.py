@@ -55,7 +55,7 @@ def serve(
         worker = Worker(make_engine(db), settings)
         worker.start()
     try:
-        from avadata.heap import tune_for_serving
+        from avadata.gc_tuning import tune_for_serving
 
         tune_for_serving()
         uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)

@@ -1,49 +1,58 @@
-"""The extra writers the indexer passes to the store writer, run inside its transaction.
+"""The extra writers the indexer runs inside the store writer's transaction, each in two halves.
 
-One list, so `avadata index`, `avadata up` and the tests wire the same ones. The metrics rollup
-is a SplitApplier: its pure half (`metrics.rollup.changes`) runs in the fetch process beside
-decoding, its writing half (`apply_changes`) in the write transaction. With
-AVADATA_ROLLUP_TIMING=<file> the writing half is timed and its total seconds written to that
-file when the process exits: `avadata bench ingest` reads it to report the rollup's share of
-the indexer's ingest time.
+Indexer stage. An applier is the store's `writer.Applier` (conn, batch): it writes after the
+batch's rows and before the cursor moves, so all three commit together. The indexer runs each
+as a `SplitApplier`: the pure half in the fetch process beside decoding, the writing half in the
+write transaction. `default_appliers()` is the one list `avadata index` and the tests wire (the
+metrics rollup); a caller that wants others (a benchmark timing the rollup) passes its own.
 """
 
 from __future__ import annotations
 
-import atexit
-import os
-import time
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Connection
-
-from avadata.indexer.sink import Applier, SplitApplier
-from avadata.metrics.rollup import RollupChanges, changes
-from avadata.store.batch_cache import Carried
-from avadata.store.metrics.rollup_writer import apply_changes, apply_metrics
-
-TIMING_ENV = "AVADATA_ROLLUP_TIMING"
-
-METRICS = SplitApplier(changes, apply_changes, carries=True)
+from avadata.store.metrics.rollup_writer import apply_changes
+from avadata.metrics.rollup import changes
+from avadata.records import EvmBatch
+from avadata.store.types import Connection
+from avadata.store.writer import Applier
 
 
-def known_split(applier: Applier) -> SplitApplier | None:
-    """The split form of a plain applier we know (tests pass `apply_metrics` itself)."""
-    return METRICS if applier is apply_metrics else None
+@dataclass(frozen=True, slots=True)
+class SplitApplier:
+    """An applier in two halves. `prepare` is pure and runs where the batch is decoded (the
+    fetch process; it must be a module-level function, since it is pickled by reference);
+    `apply` runs inside the write transaction with what `prepare` returned. Called whole, it is
+    an ordinary `Applier`."""
+
+    prepare: Callable[[EvmBatch], Any]
+    apply: Callable[..., None]  # (conn, prepared) [, carried=]
+    # `apply` takes `carried=` too: what the sink's earlier batches left (store/batch_cache.py).
+    carries: bool = False
+
+    def __call__(self, conn: Connection, batch: EvmBatch) -> None:
+        self.apply(conn, self.prepare(batch))
+
+
+def whole_batch(batch: EvmBatch) -> EvmBatch:
+    """The `prepare` of a plain applier: the decoded batch itself crosses the process boundary
+    (correct, but pickling records costs about what decoding them does)."""
+    return batch
+
+
+def split(applier: Applier) -> SplitApplier:
+    """`applier` in two halves: itself if it is split already, else all of it in the writer."""
+    if isinstance(applier, SplitApplier):
+        return applier
+    return SplitApplier(whole_batch, applier)
+
+
+# The metrics rollup: its pure half (`metrics.rollup.changes`) in the fetch process, its writing
+# half (`apply_changes`) in the write transaction.
+ROLLUP = SplitApplier(changes, apply_changes, carries=True)
 
 
 def default_appliers() -> list[Applier]:
-    target = os.environ.get(TIMING_ENV)
-    if not target:
-        return [METRICS]
-    spent = [0.0]
-
-    def timed_apply(conn: Connection, ch: RollupChanges, carried: Carried | None = None) -> None:
-        t = time.perf_counter()
-        try:
-            apply_changes(conn, ch, carried)
-        finally:
-            spent[0] += time.perf_counter() - t
-
-    atexit.register(lambda: Path(target).write_text(f"{spent[0]:.6f}\n"))
-    return [SplitApplier(changes, timed_apply, carries=True)]
+    return [ROLLUP]

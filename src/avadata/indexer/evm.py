@@ -1,6 +1,6 @@
 """`avadata index` for one EVM chain: backfill in chunks, then follow the head.
 
-Indexer stage: loops, not logic. A feed (`pipeline.py`: by default a child process) fetches,
+Indexer stage: loops, not logic. A feed (`fetch/feed.py`: by default a child process) fetches,
 decodes and prepares the next chunks while this loop writes the ones already prepared; chunks
 arrive in order, and each chunk's rows and cursor commit together in the sink (several waiting
 chunks may share one transaction), so a crash at any point loses or duplicates nothing and a
@@ -57,7 +57,7 @@ class Progress:
 
 
 class Feed(Protocol):
-    """Prepared batches of a range, in order, in groups (see pipeline.py)."""
+    """Prepared batches of a range, in order, in groups (see fetch/feed.py)."""
 
     @property
     def has_traces(self) -> bool | None: ...
@@ -71,7 +71,7 @@ class Feed(Protocol):
 
 @dataclass(slots=True)
 class IndexerOptions:
-    """The write loop's options (chunking and fetching are the feed's: pipeline.FeedConfig)."""
+    """The write loop's options (chunking and fetching are the feed's: protocol.FeedConfig)."""
 
     start_block: int = 0
     # Most chunks handed to the sink at once: those already waiting when the writer is free,

@@ -1,6 +1,6 @@
 """Run indexers for several EVM chains, sharing one store writer in this process.
 
-Each chain's fetching and decoding runs in its own child process (pipeline.ProcessFeed) unless
+Each chain's fetching and decoding runs in its own child process (fetch.feed.ProcessFeed) unless
 `RunOptions.fetch_process` is off.
 """
 
@@ -10,15 +10,16 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Engine
-
-from avadata.indexer.enrich import NativeBalanceMode
+from avadata.indexer.appliers import default_appliers
 from avadata.indexer.evm import EvmIndexer, Feed, IndexerOptions, Progress
-from avadata.indexer.pipeline import FeedConfig, LocalFeed, ProcessFeed, chain_facts
-from avadata.indexer.sink import Applier, StoreSink
-from avadata.indexer.warm import take
+from avadata.indexer.fetch.feed import LocalFeed, ProcessFeed, chain_facts
+from avadata.indexer.fetch.protocol import FeedConfig, NativeBalanceMode
+from avadata.indexer.fetch.spawn import take
+from avadata.indexer.sink import StoreSink
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
+from avadata.store.types import Engine
+from avadata.store.writer import Applier
 
 
 @dataclass(slots=True)
@@ -54,8 +55,6 @@ async def index_chains(
     `appliers` default to `default_appliers()` (the metrics rollup).
     """
     if appliers is None:
-        from avadata.indexer.appliers import default_appliers
-
         appliers = default_appliers()
     sink = StoreSink(engine, appliers, commit_seconds=options.commit_seconds)
     clients = [
@@ -67,69 +66,79 @@ async def index_chains(
     indexers: list[EvmIndexer] = []
     # Each node's head as its fetch process asked it, when it did (the first range ends there).
     heads: list[int | None] = []
-    feeds: list[Feed] = []
     try:
+        # One writer for the whole store: SQLite allows one, and it keeps Postgres simple.
         write_lock = asyncio.Lock()
         for url, client in zip(rpc_urls, clients, strict=True):
-            source = EvmSource(client)
-            child = take(url) if options.fetch_process else None
-            # A fetch process started ahead asked the node these already (warm.py): this
-            # process then sends none of its own in a backfill.
-            facts = await chain_facts(child, url) if child is not None else None
-            chain_id = facts.chain_id if facts is not None else await source.chain_id()
-            heads.append(facts.head if facts is not None else None)
-            config = FeedConfig(
-                rpc_url=url,
-                chain_id=chain_id,
-                prepares=sink.prepares,
-                chunk_blocks=options.chunk_blocks,
-                native_balances=options.native_balances,
-                timeout=options.timeout,
-                max_in_flight=options.max_in_flight,
-                retry=options.retry,
-            )
-            feed: Feed
-            if child is not None:
-                process_feed = ProcessFeed(config, child)
-                process_feed.start()
-                feed = process_feed
-            else:
-                feed = LocalFeed(source, config)
-            feeds.append(feed)
-            indexer = EvmIndexer(
-                source,
-                feed,
-                sink,
-                chain_id,
-                url,
-                IndexerOptions(),
-                # One writer for the whole store: SQLite allows one, and it keeps Postgres simple.
-                write_lock=write_lock,
-            )
+            indexer, head = await _chain(url, EvmSource(client), sink, options, write_lock)
             indexers.append(indexer)
+            heads.append(head)
             if on_start is not None:
-                on_start(chain_id, url, indexer.progress)
-        timer = asyncio.create_task(_flush_stalled(sink, write_lock))
-        try:
-            if options.once:
-                await asyncio.gather(*(i.backfill(h) for i, h in zip(indexers, heads, strict=True)))
-            else:
-                await asyncio.gather(
-                    *(
-                        i.follow(options.poll_seconds, stop_event, head=h)
-                        for i, h in zip(indexers, heads, strict=True)
-                    )
-                )
-        finally:
-            timer.cancel()
-            # What was written is whole batches with their cursors: keep it whatever ended
-            # the run (a reorg on one chain, a node gone on another).
-            async with write_lock:
-                await asyncio.to_thread(sink.flush)
+                on_start(indexer.chain_id, url, indexer.progress)
+        await _run(sink, write_lock, indexers, heads, options, stop_event)
         return {i.chain_id: i.progress for i in indexers}
     finally:
-        await asyncio.gather(*(f.aclose() for f in feeds))
+        await asyncio.gather(*(i.feed.aclose() for i in indexers))
         await asyncio.gather(*(c.aclose() for c in clients))
+
+
+async def _chain(
+    url: str, source: EvmSource, sink: StoreSink, options: RunOptions, write_lock: asyncio.Lock
+) -> tuple[EvmIndexer, int | None]:
+    """The indexer of the chain behind `url`, its feed started; and the node's head when its
+    fetch process asked it already."""
+    child = take(url) if options.fetch_process else None
+    # A fetch process started ahead asked the node these already (protocol.Facts): this
+    # process then sends none of its own in a backfill.
+    facts = await chain_facts(child, url) if child is not None else None
+    chain_id = facts.chain_id if facts is not None else await source.chain_id()
+    config = FeedConfig(
+        rpc_url=url,
+        chain_id=chain_id,
+        prepares=sink.prepares,
+        chunk_blocks=options.chunk_blocks,
+        native_balances=options.native_balances,
+        timeout=options.timeout,
+        max_in_flight=options.max_in_flight,
+        retry=options.retry,
+    )
+    feed: Feed
+    if child is not None:
+        process_feed = ProcessFeed(config, child)
+        process_feed.start()
+        feed = process_feed
+    else:
+        feed = LocalFeed(source, config)
+    indexer = EvmIndexer(source, feed, sink, chain_id, url, IndexerOptions(), write_lock=write_lock)
+    return indexer, facts.head if facts is not None else None
+
+
+async def _run(
+    sink: StoreSink,
+    write_lock: asyncio.Lock,
+    indexers: list[EvmIndexer],
+    heads: list[int | None],
+    options: RunOptions,
+    stop_event: asyncio.Event | None,
+) -> None:
+    """Backfill or follow every chain at once; what was written is committed however it ends."""
+    timer = asyncio.create_task(_flush_stalled(sink, write_lock))
+    try:
+        if options.once:
+            await asyncio.gather(*(i.backfill(h) for i, h in zip(indexers, heads, strict=True)))
+        else:
+            await asyncio.gather(
+                *(
+                    i.follow(options.poll_seconds, stop_event, head=h)
+                    for i, h in zip(indexers, heads, strict=True)
+                )
+            )
+    finally:
+        timer.cancel()
+        # What was written is whole batches with their cursors: keep it whatever ended the run
+        # (a reorg on one chain, a node gone on another).
+        async with write_lock:
+            await asyncio.to_thread(sink.flush)
 
 
 async def _flush_stalled(sink: StoreSink, write_lock: asyncio.Lock) -> None:

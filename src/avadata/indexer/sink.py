@@ -1,4 +1,5 @@
-"""The store behind the indexer's EvmSink seam, and the appliers it runs in each write."""
+"""The store behind the indexer's EvmSink seam: batches written in long transactions, with the
+appliers (appliers.py) run in each write."""
 
 from __future__ import annotations
 
@@ -7,47 +8,15 @@ import functools
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
-
+from avadata.indexer.appliers import split
 from avadata.records import EvmBatch
-from avadata.store import cursors, schema, writer
+from avadata.store import cursors, reads, writer
 from avadata.store.batch_cache import Carried
 from avadata.store.prepared import PreparedBatch
-
-Applier = Callable[[Connection, EvmBatch], None]
-
-
-@dataclass(frozen=True, slots=True)
-class SplitApplier:
-    """An applier in two halves. `prepare` is pure and runs where the batch is decoded (the
-    fetch process; it must be a module-level function, since it is pickled by reference);
-    `apply` runs inside the write transaction with what `prepare` returned. Called whole, it is
-    an ordinary `Applier`."""
-
-    prepare: Callable[[EvmBatch], Any]
-    apply: Callable[..., None]  # (conn, prepared) [, carried=]
-    # `apply` takes `carried=` too: what the sink's earlier batches left (store/batch_cache.py).
-    carries: bool = False
-
-    def __call__(self, conn: Connection, batch: EvmBatch) -> None:
-        self.apply(conn, self.prepare(batch))
-
-
-def whole_batch(batch: EvmBatch) -> EvmBatch:
-    """The `prepare` of a plain applier: the decoded batch itself crosses the process boundary
-    (correct, but pickling records costs about what decoding them does)."""
-    return batch
-
-
-def split(applier: Applier) -> SplitApplier:
-    if isinstance(applier, SplitApplier):
-        return applier
-    from avadata.indexer.appliers import known_split
-
-    return known_split(applier) or SplitApplier(whole_batch, applier)
+from avadata.store.types import Connection, Engine
+from avadata.store.writer import Applier
 
 
 class StoreSink:
@@ -101,9 +70,8 @@ class StoreSink:
             return cursors.get_cursor(conn, chain_id)
 
     def known_tokens(self, chain_id: int) -> set[str]:
-        t = schema.tokens
         with self._reading() as conn:
-            return {r[0] for r in conn.execute(select(t.c.address).where(t.c.chain_id == chain_id))}
+            return reads.known_tokens(conn, chain_id)
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[Connection]:

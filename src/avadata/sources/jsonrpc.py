@@ -7,7 +7,7 @@ where httpx (still used for the short requests elsewhere) went through its Pytho
 every 64 KB: reading the bench chain's 309 MB of answers (103,088 transactions) took httpx 1.5
 CPU-seconds and aiohttp 0.6 (docs/benchmarks.md). It is imported on a client's first request,
 not with this module: `avadata index` makes a client per node but, with a fetch process that
-already asked the node what it needs (indexer/prefetch.py), may never send a request itself,
+already asked the node what it needs (indexer/fetch/guess.py), may never send a request itself,
 and aiohttp is ~0.12 s of its start.
 
 Retried (with exponential backoff and jitter, up to `max_attempts`): connection errors, timeouts,

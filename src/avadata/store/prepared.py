@@ -50,7 +50,7 @@ class PreparedBatch:
     tokens: list[TokenInfo]
     transactions: int
     malformed_logs: int
-    # Each applier's input, computed ahead (see indexer.sink.SplitApplier), in applier order.
+    # Each applier's input, computed ahead (see indexer.appliers.SplitApplier), in applier order.
     applier_inputs: list[Any] = field(default_factory=list)
 
     @property

@@ -1,4 +1,5 @@
-"""Point reads the tests and the API share: balances at a block, NFT owners, blocks.
+"""Point reads the tests, the API and the indexer share: balances at a block, NFT owners, blocks,
+the tokens a chain has metadata for.
 
 Stage: store. Each function takes a Connection (the caller chooses the transaction) and returns
 records or Python ints; list endpoints live in `store/queries/` as keyset queries.
@@ -19,6 +20,7 @@ from avadata.store.schema import (
     erc1155_balances,
     evm_blocks,
     native_balances,
+    tokens,
 )
 
 
@@ -122,3 +124,10 @@ def latest_block(conn: Connection, chain_id: int) -> StoredBlock | None:
         select(evm_blocks).where(c.chain_id == chain_id).order_by(c.number.desc()).limit(1)
     ).first()
     return None if row is None else _stored_block(row)
+
+
+def known_tokens(conn: Connection, chain_id: int) -> set[str]:
+    """The addresses of `chain_id`'s tokens whose metadata is stored (the indexer asks the node
+    for the others')."""
+    t = tokens.c
+    return {r[0] for r in conn.execute(select(t.address).where(t.chain_id == chain_id))}

@@ -1,11 +1,12 @@
-"""A fetch process's head start: the first chunks of its first range, fetched before it is asked.
+"""A fetch process's head start: the first chunks of its first range, guessed and fetched before
+it is asked.
 
 Indexer stage, in the fetch process. Why: `avadata index` spends about a second importing its
 modules, migrating the store and asking each node its chain ID before it hands a fetch process
 its first range, while the process is ready half a second after it is spawned and the node sits
-idle. Told the node's and the store's URLs at spawn (`warm.Hint`), the process guesses that range
-the way the parent computes it (after the store's cursor, read with a read-only engine, else
-from block 0; up to the node's head) and fetches its first chunks meanwhile.
+idle. Told the node's and the store's URLs at spawn (`protocol.Hint`), the process guesses that
+range the way the parent computes it (after the store's cursor, read with a read-only engine,
+else from block 0; up to the node's head) and fetches its first chunks meanwhile.
 
 The parent stays the authority: a chunk fetched ahead is used only when the range the parent
 sends cuts exactly that chunk, and one that failed is fetched again the ordinary way. A wrong
@@ -17,14 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Any
 
-from avadata.indexer.chunking import chunks
-from avadata.indexer.warm import ChainFacts, Hint
+from avadata.indexer.fetch.chunking import chunks
+from avadata.indexer.fetch.protocol import ChainFacts, Hint
 from avadata.records import EVM_SOURCE, RawBlock
 from avadata.sources.evm import EvmSource
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
@@ -95,7 +94,7 @@ class Prefetch:
         self.source = EvmSource(self._client)
         self._chunks: dict[tuple[int, int], asyncio.Task[list[RawBlock]]] = {}
         # The node's chain ID and head as the guess asked them (None until then, or if it
-        # failed): the parent takes them instead of asking (warm.py).
+        # failed): the parent takes them instead of asking (protocol.Facts).
         self.facts: ChainFacts | None = None
         self._plan = asyncio.create_task(self._start())
 
@@ -122,7 +121,7 @@ class Prefetch:
 
     async def started(self) -> None:
         """Return once the first chunk's requests are on their way (or the guess failed). The
-        caller then imports the pipeline in a thread: begun sooner, that import held the GIL
+        caller then imports the decoders in a thread: begun sooner, that import held the GIL
         while this process asked the node its chain ID and head, and the first requests left
         ~0.2 s later."""
         with contextlib.suppress(Exception):
@@ -152,35 +151,3 @@ class Prefetch:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._chunks.clear()
         await self._client.aclose()
-
-
-def run_fetch_process(jobs: Any, out: Any, hint: Hint | None) -> None:
-    """The fetch process's main (warm.py calls it). The guess's first requests go out before
-    the decoders and the store's encoders are imported and warmed (~0.5 s, in a worker thread
-    meanwhile): this module needs only the node's client, so the node starts on them that much
-    sooner."""
-    asyncio.run(_run(jobs, out, hint))
-
-
-def _load_pipeline() -> Any:
-    """The pipeline module, with what its decoders load on first use loaded too."""
-    pipeline = importlib.import_module("avadata.indexer.pipeline")
-    pipeline.preload()
-    return pipeline
-
-
-async def _run(jobs: Any, out: Any, hint: Hint | None) -> None:
-    from avadata.heap import freeze_loaded
-
-    ahead = Prefetch(hint) if hint is not None else None
-    try:
-        if ahead is not None:
-            await ahead.started()
-            out.put(("facts", 0, ahead.facts, None))
-        pipeline = await asyncio.to_thread(_load_pipeline)
-    except BaseException:
-        if ahead is not None:
-            await ahead.aclose()
-        raise
-    freeze_loaded()
-    await pipeline.serve(jobs, out, ahead)

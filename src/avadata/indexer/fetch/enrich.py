@@ -6,9 +6,9 @@ Indexer stage glue: asks the source, then hands the answers to pure decoders.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from avadata.decode.tokens import token_info
+from avadata.indexer.fetch.protocol import NativeBalanceMode
 from avadata.records import EvmBatch, NativeBalance, TokenStandard
 from avadata.sources.evm import EvmSource
 
@@ -39,20 +39,6 @@ def touched(batch: EvmBatch) -> set[tuple[str, int]]:
             if c.to_address:
                 pairs.add((c.to_address, c.block_number))
     return pairs
-
-
-class NativeBalanceMode(StrEnum):
-    """How native balances are snapshotted (see docs/architecture.md).
-
-    HEAD: each touched address at the node's head when the chunk is fetched: cheap on every node,
-    pruned ones included (they keep only recent state), so it is the default. HISTORY: each
-    touched address at every block that touched it: exact at any block, but needs an archive
-    node, and anvil rebuilds old state for each such call. OFF: none.
-    """
-
-    HEAD = "head"
-    HISTORY = "history"
-    OFF = "off"
 
 
 @dataclass(slots=True)

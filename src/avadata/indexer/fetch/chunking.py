@@ -1,8 +1,8 @@
 """How a range of blocks is cut into the chunks a feed fetches, decodes and writes as batches.
 
-Indexer stage, and its own module because two processes must cut alike: the parent's feed
-(pipeline.py) and the fetch process's guess of its first range (prefetch.py), which runs before
-the pipeline's imports are done.
+Indexer stage, and its own module because two places must cut alike: the feed's loop
+(produce.py) and the fetch process's guess of its first range (guess.py), which runs before the
+decoders are imported.
 """
 
 from __future__ import annotations

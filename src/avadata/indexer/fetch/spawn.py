@@ -2,15 +2,15 @@
 
 Indexer stage, and light on purpose: it imports nothing heavy, so `avadata index` can start its
 children first thing. Each child imports the node's client, sends the first requests its
-`Hint` suggests (prefetch.py), then imports the pipeline (decoders, the store's encoders: about
-0.3 s more) while the node answers and the parent imports its own modules, migrates the store
-and asks each node its chain ID; the child then waits for its FeedConfig (the first item on
-its job queue) and serves jobs as `pipeline.ProcessFeed` describes. Started at first use
+`Hint` suggests (guess.py), then imports the decoding pipeline (produce.py: decoders, the
+store's encoders, about 0.3 s more) while the node answers and the parent imports its own
+modules, migrates the store and asks each node its chain ID; the child then waits for its
+FeedConfig and serves jobs (child.py; the messages: protocol.py). Started at first use
 instead, a child began fetching about 0.5 s later (docs/benchmarks.md).
 
-A hinted child also sends the parent what it asked the node first thing (`ChainFacts`: chain
-ID and head), so the parent need not ask them itself: it then sends no request of its own in a
-backfill and never loads the HTTP client (~0.12 s of its start, docs/benchmarks.md).
+A hinted child also sends the parent what it asked the node first thing (`protocol.Facts`:
+chain ID and head), so the parent need not ask them itself: it then sends no request of its own
+in a backfill and never loads the HTTP client (~0.12 s of its start, docs/benchmarks.md).
 
 Invariants: a child dies with its parent (PR_SET_PDEATHSIG), so a started child nobody takes
 ends with the indexer; only the child writes to its result queue.
@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from avadata.indexer.fetch.protocol import Hint
+
 # Chunks a child may have ready ahead of the writer: enough to keep the writer busy while the
 # child waits on the node, few enough to bound memory (a 50-block chunk of 50-tx blocks is a
 # few MB of rows).
@@ -39,31 +41,10 @@ _CTX = multiprocessing.get_context("spawn")
 
 
 @dataclass(frozen=True, slots=True)
-class Hint:
-    """What a child is told at spawn, before its FeedConfig: enough to guess its first range
-    and fetch its first chunks meanwhile (prefetch.py)."""
-
-    rpc_url: str
-    db_url: str
-    chunk_blocks: int
-
-
-@dataclass(frozen=True, slots=True)
-class ChainFacts:
-    """What a hinted child's node answered first thing: the first message on its result queue
-    (None there when the node did not answer the guess)."""
-
-    chain_id: int
-    head: int
-
-
-@dataclass(frozen=True, slots=True)
 class Child:
     process: Any
-    jobs: Any  # the FeedConfig first, then (job id, start, stop, known tokens) or None to stop
-    # A hinted child's ("facts", 0, ChainFacts | None, None) first; then ("batch" | "done" |
-    # "error", job id, payload, has_traces).
-    out: Any
+    jobs: Any  # protocol.ToChild messages
+    out: Any  # protocol.FromChild messages
     hint: Hint | None = None
 
 
@@ -72,7 +53,7 @@ _started: list[Child] = []
 
 def start(hints: Sequence[Hint]) -> None:
     """Start a child per hint now, for this process's next fetch feeds to take in that order;
-    each fetches its first chunks as the hint suggests while it waits (prefetch.py). A hint
+    each fetches its first chunks as the hint suggests while it waits (guess.py). A hint
     whose child was started and not taken yet starts none (`avadata index` starts its children
     before it parses its options, then again after: cli/index.py)."""
     waiting = [c.hint for c in _started]
@@ -139,8 +120,8 @@ def _entry(parent: int, jobs: Any, out: Any, hint: Hint | None) -> None:
     die_with_parent(parent)
     # Ctrl-C reaches the whole process group: the parent decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from avadata.heap import tune_for_indexing
-    from avadata.indexer.prefetch import run_fetch_process  # the node's client, no decoders yet
+    from avadata.gc_tuning import tune_for_indexing
+    from avadata.indexer.fetch.child import main  # the node's client, no decoders yet
 
     tune_for_indexing()
-    run_fetch_process(jobs, out, hint)
+    main(jobs, out, hint)
