@@ -17,7 +17,6 @@ from avadata.api.app import create_app
 from avadata.metrics.catalog import METRICS
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
-from avadata.store.metrics.rollup_writer import apply_metrics
 from avadata.store.migrate import migrate
 from avadata.store.writer import mark_chain
 from tests.api.http import TestClient

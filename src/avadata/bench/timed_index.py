@@ -26,8 +26,8 @@ def _timed_rollup(spent: list[float]) -> list[Applier]:
     import time
 
     from avadata.indexer.appliers import SplitApplier
-    from avadata.store.metrics.rollup_writer import apply_changes
     from avadata.metrics.rollup import changes
+    from avadata.store.metrics.rollup_writer import apply_changes
 
     def timed_apply(conn: Connection, ch: RollupChanges, carried: Carried | None = None) -> None:
         t = time.perf_counter()

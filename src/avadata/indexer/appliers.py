@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from avadata.store.metrics.rollup_writer import apply_changes
 from avadata.metrics.rollup import changes
 from avadata.records import EvmBatch
+from avadata.store.metrics.rollup_writer import apply_changes
 from avadata.store.types import Connection
 from avadata.store.writer import Applier
 
