@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 from fastapi import Depends, Path, Query, Request
-from sqlalchemy import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 
 from avadata.api.errors import bad_request, not_found
@@ -25,6 +24,7 @@ from avadata.api.prices import PriceSource
 from avadata.settings import Settings
 from avadata.store.queries import chains as chain_queries
 from avadata.store.queries.chains import ChainRow
+from avadata.store.types import Connection, Engine
 
 ADDRESS_PATTERN = r"^0x[0-9a-fA-F]{40}$"
 _ADDRESS_RE = re.compile(ADDRESS_PATTERN)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Query
-from sqlalchemy import Connection
 
 from avadata.api.data.listing import cut, with_token
 from avadata.api.data.models import (
@@ -41,6 +40,7 @@ from avadata.api.fastroute import FastRoute
 from avadata.store.queries import balances as queries
 from avadata.store.queries import blocks as block_queries
 from avadata.store.queries.chains import ChainRow
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["EVM balances"], route_class=FastRoute)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from fastapi import APIRouter, Path
-from sqlalchemy import Connection
 
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeTransactionsResponse
@@ -30,6 +29,7 @@ from avadata.api.fastroute import FastRoute
 from avadata.store.queries import blocks as queries
 from avadata.store.queries import evm_txs as tx_queries
 from avadata.store.queries.keyset import AnyRow
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["EVM blocks"], route_class=FastRoute)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from sqlalchemy import Connection
 
 from avadata.api.data.listing import EndBlock, StartBlock, block_range_page
 from avadata.api.data.models import (
@@ -31,6 +30,7 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
 from avadata.store.queries import transfers as queries
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["EVM transfers"], route_class=FastRoute)
 

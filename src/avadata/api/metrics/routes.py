@@ -16,7 +16,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
-from sqlalchemy import Connection
 
 from avadata.api.deps import read_conn
 from avadata.api.encoding import JsonResponse
@@ -27,6 +26,7 @@ from avadata.api.metrics.tokens import PageQuery
 from avadata.metrics import buckets, series
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import METRICS, MetricName
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["Metrics"])
 
