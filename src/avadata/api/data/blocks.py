@@ -14,18 +14,11 @@ from fastapi import APIRouter, Path
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeTransactionsResponse
 from avadata.api.data.transactions import block_txs, native_tx
-from avadata.api.deps import (
-    BlockTxPageSize,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    on_store,
-)
+from avadata.api.deps import ChainIdPath, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.fastroute import FastRoute
+from avadata.api.paging import BlockTxPageSize, PageSize, PageToken
 from avadata.store.queries import blocks as queries
 from avadata.store.queries import evm_txs as tx_queries
 from avadata.store.queries.keyset import AnyRow

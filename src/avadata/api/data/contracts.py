@@ -14,18 +14,11 @@ from fastapi import APIRouter
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import AnyContract, ListContractsResponse
 from avadata.api.data.shapes import checksum
-from avadata.api.deps import (
-    AddressPath,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    on_store,
-)
+from avadata.api.deps import AddressPath, ChainIdPath, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
+from avadata.api.paging import PageSize, PageToken
 from avadata.store.queries import contracts as queries
 from avadata.store.queries.keyset import AnyRow
 

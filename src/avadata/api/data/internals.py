@@ -18,18 +18,11 @@ from avadata.api.data.models import (
     ListInternalTransactionsResponse,
 )
 from avadata.api.data.shapes import tx_ref
-from avadata.api.deps import (
-    AddressPath,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    on_store,
-)
+from avadata.api.deps import AddressPath, ChainIdPath, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
+from avadata.api.paging import PageSize, PageToken
 from avadata.store.queries import internals as queries
 from avadata.store.queries.keyset import AnyRow
 

@@ -1,8 +1,8 @@
 """What every list route does around its query: decode the page token, fetch one row more
-than the page, cut it off, shape the items, make nextPageToken.
+than the page, cut it off, shape the items, make nextPageToken (the paging itself is
+api/paging.py's).
 
-Stage: api. Queries fetch `size + 1` rows: the extra one only says that more exist, so the
-token is made from the last row served and is present only when another page exists.
+Stage: api.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Query
 
-from avadata.api.deps import Page, State, page
+from avadata.api.deps import State
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import bad_request
-from avadata.api.paging import Position
+from avadata.api.paging import Position, cut, page, with_token
 
 R = TypeVar("R")
 
@@ -30,23 +30,6 @@ EndBlock = Annotated[
     int | None,
     Query(alias="endBlock", ge=0, le=MAX_BLOCK, description="Last block, exclusive"),
 ]
-
-
-def cut(
-    rows: Sequence[R], page: Page, position: Callable[[R], Position]
-) -> tuple[Sequence[R], str | None]:
-    """The rows of this page and the next page's token (None on the last page)."""
-    if len(rows) <= page.size:
-        return rows, None
-    served = rows[: page.size]
-    return served, page.token(position(served[-1]))
-
-
-def with_token(body: dict[str, Any], token: str | None) -> dict[str, Any]:
-    """Add nextPageToken only when there is one (absent, never null, on the last page)."""
-    if token is not None:
-        body["nextPageToken"] = token
-    return body
 
 
 def block_range(start: int | None, end: int | None) -> tuple[int | None, int | None]:

@@ -14,10 +14,11 @@ from fastapi import APIRouter, Query
 from avadata.api.data.listing import keyset_page
 from avadata.api.data.models import ListNativeTransactionsResponse, Method, NativeTransaction
 from avadata.api.data.shapes import rich
-from avadata.api.deps import ChainIdPath, PageSize, PageToken, State, chain_conn, on_store
+from avadata.api.deps import ChainIdPath, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
+from avadata.api.paging import PageSize, PageToken
 from avadata.store.queries import evm_txs as queries
 from avadata.store.queries.keyset import AnyRow
 
