@@ -230,14 +230,8 @@ class NativeTokenBalance(TypedDict):
     balanceValue: NotRequired[Money]
 
 
-class Erc20TokenBalance(TypedDict):
-    address: str
-    name: str
-    symbol: str
-    decimals: int
-    logoUri: NotRequired[str]
-    ercType: Literal["ERC-20"]
-    price: NotRequired[Money]
+class Erc20TokenBalance(Erc20Token):
+    # The token plus its chain and the holder's balance (the schema is still served flat).
     chainId: str
     balance: str
     balanceValue: NotRequired[Money]
