@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from avadata.api.app import create_app
-from avadata.api.keystore import ensure_secret
 from avadata.bench import api_load, api_store
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
+from avadata.store.keys import ensure_secret
 from avadata.store.migrate import migrate
 from tests.api.http import TestClient
 

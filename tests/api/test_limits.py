@@ -13,8 +13,8 @@ from sqlalchemy import create_engine
 
 from avadata.api import limits
 from avadata.api.app import create_app
-from avadata.api.keystore import create_key, list_keys, revoke_key
 from avadata.settings import Settings
+from avadata.store.keys import create_key, list_keys, revoke_key
 from tests.api.http import TestClient
 from tests.api.routes import CHAIN_ID, C
 

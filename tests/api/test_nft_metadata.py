@@ -15,10 +15,11 @@ import pytest
 from sqlalchemy import select
 
 from avadata.api.app import create_app
-from avadata.api.nft import calls, status
-from avadata.api.nft.resolve import TooLarge, erc1155_uri, gateway_url, resolve
-from avadata.api.nft.worker import MAX_ATTEMPTS, backoff_s, run_once
+from avadata.indexer.nft import calls
+from avadata.indexer.nft.resolve import TooLarge, erc1155_uri, gateway_url, resolve
+from avadata.indexer.nft.worker import MAX_ATTEMPTS, backoff_s, run_once
 from avadata.settings import Settings
+from avadata.store import nft_status as status
 from avadata.store.engine import make_engine
 from avadata.store.schema import nft_tokens
 from tests.api.http import TestClient

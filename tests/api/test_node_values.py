@@ -149,8 +149,8 @@ def test_native_balance_matches_get_balance(served) -> None:
 def test_nft_worker_reads_token_uris_from_the_node(served) -> None:
     import httpx
 
-    from avadata.api.nft import calls
-    from avadata.api.nft.worker import run_once
+    from avadata.indexer.nft import calls
+    from avadata.indexer.nft.worker import run_once
     from avadata.store.engine import make_engine
 
     client, node, ledger, url = served

@@ -12,7 +12,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
-from sqlalchemy import Engine
 
 from avadata.api import errors
 from avadata.api import metrics as metrics_api
@@ -36,6 +35,7 @@ from avadata.api.prices import FilePriceSource, PriceSource
 from avadata.settings import Settings
 from avadata.store.dialect import queries_in_process
 from avadata.store.engine import make_reader_engine
+from avadata.store.types import Engine
 
 _ROUTERS = (
     chains,
@@ -54,7 +54,7 @@ _ROUTERS = (
 def _secret(settings: Settings, engine: Engine) -> bytes:
     if settings.page_token_secret:
         return settings.page_token_secret.encode()
-    from avadata.api.secrets import stored_secret
+    from avadata.store.keys import stored_secret
 
     return stored_secret(engine) or secrets.token_bytes(32)
 

@@ -1,7 +1,7 @@
-"""FastAPI dependencies: the read-only connection, the chain lookup, page parameters.
+"""FastAPI dependencies: the app's state, the read-only connection, the chain lookup, path
+parameters.
 
-Stage: api. Page-size bounds live here, one annotated type per endpoint group, so the
-OpenAPI document states exactly the bounds the server enforces.
+Stage: api. Page parameters and tokens are paging.py's.
 """
 
 from __future__ import annotations
@@ -15,35 +15,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ParamSpec, TypeVar
 
-from fastapi import Depends, Path, Query, Request
-from sqlalchemy import Connection, Engine
+from fastapi import Depends, Path, Request
 from starlette.concurrency import run_in_threadpool
 
 from avadata.api.errors import bad_request, not_found
-from avadata.api.paging import PageCodec, Position, params_digest
+from avadata.api.paging import PageCodec
 from avadata.api.prices import PriceSource
 from avadata.settings import Settings
 from avadata.store.queries import chains as chain_queries
 from avadata.store.queries.chains import ChainRow
+from avadata.store.types import Connection, Engine
 
 ADDRESS_PATTERN = r"^0x[0-9a-fA-F]{40}$"
 _ADDRESS_RE = re.compile(ADDRESS_PATTERN)
 
-# Bounds per endpoint group (seed, "Limits").
-PageSize = Annotated[int, Query(alias="pageSize", ge=1, le=100, description="1 to 100")]
-BalancePageSize = Annotated[int, Query(alias="pageSize", ge=1, le=500, description="1 to 500")]
-BlockTxPageSize = Annotated[
-    int,
-    Query(
-        alias="pageSize",
-        ge=0,
-        le=100,
-        description="0 to 100; 0 (the default) returns every transaction of the block at once",
-    ),
-]
-PageToken = Annotated[
-    str | None, Query(alias="pageToken", description="nextPageToken of the previous page")
-]
 AddressPath = Annotated[
     str, Path(pattern=ADDRESS_PATTERN, description="A 0x-prefixed 20-byte hex address")
 ]
@@ -216,31 +201,3 @@ def address(value: str, name: str = "address") -> str:
     if not _ADDRESS_RE.match(value):
         raise bad_request(f"{name}: must be a 0x-prefixed 20-byte hex address (got {value!r})")
     return value.lower()
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    """One page request: size, the decoded position (None on page 1) and how to make the next."""
-
-    size: int
-    after: Position | None
-    digest: bytes
-    codec: PageCodec
-
-    def token(self, position: Position) -> str:
-        return self.codec.encode(position, self.digest)
-
-
-def page(
-    st: AppState,
-    route: str,
-    filters: Mapping[str, object],
-    token: str | None,
-    size: int,
-    *,
-    arity: int,
-) -> Page:
-    """Decode `token` against this route and its normalised filters (400 when it does not fit)."""
-    digest = params_digest(route, filters)
-    after = None if token is None or token == "" else st.codec.decode(token, digest, arity=arity)
-    return Page(size=size, after=after, digest=digest, codec=st.codec)

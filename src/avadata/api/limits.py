@@ -21,12 +21,12 @@ import time
 from collections.abc import Callable
 
 import anyio
-from sqlalchemy import Engine
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from avadata.api.errors import error_response
-from avadata.api.keystore import KeyInfo, lookup
 from avadata.settings import Settings
+from avadata.store.keys import KeyInfo, lookup
+from avadata.store.types import Engine
 
 WINDOW_S = 60.0
 _KEY_HEADERS = (b"x-data-api-key", b"x-glacier-api-key")

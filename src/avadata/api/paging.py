@@ -1,6 +1,13 @@
-"""Opaque, versioned page tokens <-> keyset positions, bound to the query that produced them.
+"""Paging, all of it: the page parameters, opaque page tokens <-> keyset positions, and the cut
+of a fetched page.
 
-Stage: api. A token is base64url(version | position JSON | params digest | MAC), where the
+Stage: api. Page-size bounds live here, one annotated type per endpoint group, so the OpenAPI
+document states exactly the bounds the server enforces.
+
+Queries fetch `size + 1` rows: the extra one only says that more exist, so the token is made
+from the last row served and is present only when another page exists (`cut`).
+
+A token is base64url(version | position JSON | params digest | MAC), where the
 params digest hashes the route and every query parameter that selects rows (not pageToken, not
 pageSize: a client may change the page size between pages without changing the result set),
 and the MAC is an HMAC-SHA256 over version, position and digest under the server secret.
@@ -16,9 +23,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Protocol, TypeVar
 
 import orjson
+from fastapi import Query
 
 from avadata.api.errors import bad_request
 
@@ -27,6 +37,23 @@ _DIGEST_LEN = 8
 _MAC_LEN = 16
 
 Position = tuple[int | str, ...]
+R = TypeVar("R")
+
+# Bounds per endpoint group (seed, "Limits").
+PageSize = Annotated[int, Query(alias="pageSize", ge=1, le=100, description="1 to 100")]
+BalancePageSize = Annotated[int, Query(alias="pageSize", ge=1, le=500, description="1 to 500")]
+BlockTxPageSize = Annotated[
+    int,
+    Query(
+        alias="pageSize",
+        ge=0,
+        le=100,
+        description="0 to 100; 0 (the default) returns every transaction of the block at once",
+    ),
+]
+PageToken = Annotated[
+    str | None, Query(alias="pageToken", description="nextPageToken of the previous page")
+]
 
 
 def params_digest(route: str, params: Mapping[str, object]) -> bytes:
@@ -91,3 +118,55 @@ class PageCodec:
         ):
             raise bad_request("pageToken: unknown page token (position of another route)")
         return tuple(position)
+
+
+class _Coded(Protocol):
+    """What `page` needs of the app's state (deps.AppState): its codec."""
+
+    @property
+    def codec(self) -> PageCodec: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page request: size, the decoded position (None on page 1) and how to make the next."""
+
+    size: int
+    after: Position | None
+    digest: bytes
+    codec: PageCodec
+
+    def token(self, position: Position) -> str:
+        return self.codec.encode(position, self.digest)
+
+
+def page(
+    st: _Coded,
+    route: str,
+    filters: Mapping[str, object],
+    token: str | None,
+    size: int,
+    *,
+    arity: int,
+) -> Page:
+    """Decode `token` against this route and its normalised filters (400 when it does not fit)."""
+    digest = params_digest(route, filters)
+    after = None if token is None or token == "" else st.codec.decode(token, digest, arity=arity)
+    return Page(size=size, after=after, digest=digest, codec=st.codec)
+
+
+def cut(
+    rows: Sequence[R], page: Page, position: Callable[[R], Position]
+) -> tuple[Sequence[R], str | None]:
+    """The rows of this page and the next page's token (None on the last page)."""
+    if len(rows) <= page.size:
+        return rows, None
+    served = rows[: page.size]
+    return served, page.token(position(served[-1]))
+
+
+def with_token(body: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """Add nextPageToken only when there is one (absent, never null, on the last page)."""
+    if token is not None:
+        body["nextPageToken"] = token
+    return body

@@ -25,11 +25,11 @@ from pathlib import Path
 
 import httpx
 
-from avadata.api.keystore import read_secret
 from avadata.api.paging import PageCodec, params_digest
 from avadata.bench import api_store
 from avadata.paths import REPO_ROOT
 from avadata.store.engine import make_engine
+from avadata.store.keys import read_secret
 from avadata.store.migrate import migrate
 from avadata.store.queries.offsets import chain_tx_count, latest_tx_at, transfer_at
 from avadata.store.types import Engine

@@ -34,8 +34,6 @@ from typing import Any
 import httpx
 from sqlalchemy import func, select
 
-from avadata.api.keystore import read_secret
-
 # The token layout is paging.py's; the bench re-signs a token, it does not invent one.
 from avadata.api.paging import PageCodec
 from avadata.bench import api_load
@@ -54,6 +52,7 @@ from avadata.devnet.network_ids import AVAX_ASSET_ID
 from avadata.indexer.primary import index_chain, index_node
 from avadata.sources.index_api import IndexApiSource, IndexedContainer
 from avadata.store.engine import make_engine
+from avadata.store.keys import read_secret
 from avadata.store.migrate import migrate
 from avadata.store.schema import (
     primary_address_txs,

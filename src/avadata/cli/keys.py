@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:  # SQLAlchemy is imported on use: every verb's start-up imports this module
-    from sqlalchemy import Engine
+    from avadata.store.types import Engine
 
 HELP = """Manage Data API keys (sent as x-data-api-key or x-glacier-api-key; they raise the
 caller's rate limit). Only a hash is stored: a new key is printed once.
@@ -45,7 +45,7 @@ def create(
         typer.Option("--rate-limit", min=1, help="requests per minute (default: server setting)"),
     ] = None,
 ) -> None:
-    from avadata.api.keystore import create_key
+    from avadata.store.keys import create_key
 
     key, info = create_key(_engine(db), name, rate_limit)
     typer.echo(key)
@@ -59,7 +59,7 @@ def create(
 def revoke(
     db: Db, key_id: Annotated[str, typer.Argument(help="the key id (see keys list)")]
 ) -> None:
-    from avadata.api.keystore import revoke_key
+    from avadata.store.keys import revoke_key
 
     if not revoke_key(_engine(db), key_id):
         typer.echo(f"avadata keys revoke: no active key with id {key_id}", err=True)
@@ -71,7 +71,7 @@ def revoke(
     "list", help="List key ids, names, dates. Example: avadata keys list --db sqlite:///a.db"
 )
 def list_(db: Db) -> None:
-    from avadata.api.keystore import list_keys
+    from avadata.store.keys import list_keys
 
     for k in list_keys(_engine(db)):
         state = "active" if k.revoked_at is None else f"revoked {_when(k.revoked_at)}"

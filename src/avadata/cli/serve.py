@@ -49,7 +49,7 @@ def serve(
         raise typer.Exit(2) from None
     worker = None
     if nft_worker:
-        from avadata.api.nft.worker import Worker
+        from avadata.indexer.nft.worker import Worker
         from avadata.store.engine import make_engine
 
         worker = Worker(make_engine(db), settings)
@@ -67,8 +67,8 @@ def serve(
 def _prepare_store(db: str) -> None:
     """Bring the store to the current schema and create the shared page-token secret once
     (through a short-lived writer engine; the server itself only reads)."""
-    from avadata.api.keystore import ensure_secret
     from avadata.store.engine import make_engine
+    from avadata.store.keys import ensure_secret
     from avadata.store.migrate import migrate
 
     writer = make_engine(db)

@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Query
-from sqlalchemy import Connection
 
-from avadata.api.data.listing import cut, with_token
 from avadata.api.data.models import (
     CurrencyCode,
     Erc20TokenBalance,
@@ -26,21 +24,20 @@ from avadata.api.data.shapes import checksum, erc721_token, money
 from avadata.api.deps import (
     AddressPath,
     AppState,
-    BalancePageSize,
     ChainIdPath,
-    PageToken,
     State,
     address,
     chain_conn,
     on_store,
-    page,
 )
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.fastroute import FastRoute
+from avadata.api.paging import BalancePageSize, PageToken, cut, page, with_token
 from avadata.store.queries import balances as queries
 from avadata.store.queries import blocks as block_queries
 from avadata.store.queries.chains import ChainRow
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["EVM balances"], route_class=FastRoute)
 

@@ -10,26 +10,19 @@ from __future__ import annotations
 import re
 
 from fastapi import APIRouter, Path
-from sqlalchemy import Connection
 
-from avadata.api.data.listing import keyset_page
+from avadata.api.data.listing import ListRoute, keyset_page, mount
 from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeTransactionsResponse
 from avadata.api.data.transactions import block_txs, native_tx
-from avadata.api.deps import (
-    BlockTxPageSize,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    on_store,
-)
+from avadata.api.deps import ChainIdPath, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.fastroute import FastRoute
+from avadata.api.paging import BlockTxPageSize, PageToken
 from avadata.store.queries import blocks as queries
 from avadata.store.queries import evm_txs as tx_queries
 from avadata.store.queries.keyset import AnyRow
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["EVM blocks"], route_class=FastRoute)
 
@@ -57,29 +50,22 @@ def evm_block(row: AnyRow) -> EvmBlock:
     }
 
 
-@router.get(
-    "/v1/chains/{chainId}/blocks",
-    operation_id="getLatestBlocks",
-    responses={200: {"model": ListEvmBlocksResponse}, **ERROR_RESPONSES},
-    response_model=None,
+mount(
+    router,
+    ListRoute(
+        path="/v1/chains/{chainId}/blocks",
+        operation_id="getLatestBlocks",
+        name="list_blocks",
+        model=ListEvmBlocksResponse,
+        kind="blocks",
+        key="blocks",
+        arity=1,
+        query=queries.list_blocks,
+        position=lambda r: (int(r.number),),
+        item=evm_block,
+        address=None,
+    ),
 )
-@on_store
-def list_blocks(
-    st: State, chain_id: ChainIdPath, pageToken: PageToken = None, pageSize: PageSize = 10
-) -> JsonResponse:
-    with chain_conn(st, chain_id) as (conn, chain):
-        return keyset_page(
-            st,
-            "blocks",
-            {"chain": chain.chain_id},
-            pageToken,
-            pageSize,
-            arity=1,
-            fetch=lambda after, limit: queries.list_blocks(conn, chain.chain_id, after, limit),
-            position=lambda r: (int(r.number),),
-            key="blocks",
-            item=evm_block,
-        )
 
 
 def resolve_block(conn: Connection, chain_id: int, block_id: str) -> AnyRow:

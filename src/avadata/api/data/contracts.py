@@ -11,20 +11,9 @@ from typing import Any, cast
 
 from fastapi import APIRouter
 
-from avadata.api.data.listing import keyset_page
+from avadata.api.data.listing import ListRoute, mount, trace_position
 from avadata.api.data.models import AnyContract, ListContractsResponse
 from avadata.api.data.shapes import checksum
-from avadata.api.deps import (
-    AddressPath,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    on_store,
-)
-from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
 from avadata.store.queries import contracts as queries
 from avadata.store.queries.keyset import AnyRow
@@ -50,33 +39,19 @@ def deployed_contract(row: AnyRow) -> AnyContract:
     return cast(AnyContract, out)
 
 
-@router.get(
-    "/v1/chains/{chainId}/contracts/{address}/deployments",
-    operation_id="listContractDeployments",
-    responses={200: {"model": ListContractsResponse}, **ERROR_RESPONSES},
-    response_model=None,
+mount(
+    router,
+    ListRoute(
+        path="/v1/chains/{chainId}/contracts/{address}/deployments",
+        operation_id="listContractDeployments",
+        name="list_deployments",
+        model=ListContractsResponse,
+        kind="deployments",
+        key="contracts",
+        arity=3,
+        query=queries.deployed_by,
+        position=trace_position,
+        item=deployed_contract,
+        address="deployer",
+    ),
 )
-@on_store
-def list_deployments(
-    st: State,
-    chain_id: ChainIdPath,
-    address: AddressPath,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-) -> JsonResponse:
-    with chain_conn(st, chain_id) as (conn, chain):
-        deployer = address.lower()
-        return keyset_page(
-            st,
-            "deployments",
-            {"chain": chain.chain_id, "deployer": deployer},
-            pageToken,
-            pageSize,
-            arity=3,
-            fetch=lambda after, limit: queries.deployed_by(
-                conn, chain.chain_id, deployer, after, limit
-            ),
-            position=lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
-            key="contracts",
-            item=deployed_contract,
-        )

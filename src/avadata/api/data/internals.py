@@ -11,24 +11,13 @@ from typing import cast
 
 from fastapi import APIRouter
 
-from avadata.api.data.listing import EndBlock, StartBlock, block_range_page
+from avadata.api.data.listing import ListRoute, mount, trace_position
 from avadata.api.data.models import (
     InternalTransaction,
     InternalTxType,
     ListInternalTransactionsResponse,
 )
 from avadata.api.data.shapes import tx_ref
-from avadata.api.deps import (
-    AddressPath,
-    ChainIdPath,
-    PageSize,
-    PageToken,
-    State,
-    chain_conn,
-    on_store,
-)
-from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
 from avadata.store.queries import internals as queries
 from avadata.store.queries.keyset import AnyRow
@@ -53,36 +42,19 @@ def internal_tx(row: AnyRow) -> InternalTransaction:
     return cast(InternalTransaction, item)
 
 
-@router.get(
-    "/v1/chains/{chainId}/addresses/{address}/transactions:listInternals",
-    operation_id="listInternalTransactions",
-    responses={200: {"model": ListInternalTransactionsResponse}, **ERROR_RESPONSES},
-    response_model=None,
+mount(
+    router,
+    ListRoute(
+        path="/v1/chains/{chainId}/addresses/{address}/transactions:listInternals",
+        operation_id="listInternalTransactions",
+        name="list_internals",
+        model=ListInternalTransactionsResponse,
+        kind="internals",
+        key="transactions",
+        arity=3,
+        query=queries.by_address,
+        position=trace_position,
+        item=internal_tx,
+        blocks=True,
+    ),
 )
-@on_store
-def list_internals(
-    st: State,
-    chain_id: ChainIdPath,
-    address: AddressPath,
-    startBlock: StartBlock = None,
-    endBlock: EndBlock = None,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-) -> JsonResponse:
-    with chain_conn(st, chain_id) as (conn, chain):
-        who = address.lower()
-        return block_range_page(
-            st,
-            "internals",
-            {"chain": chain.chain_id, "address": who},
-            startBlock,
-            endBlock,
-            pageToken,
-            pageSize,
-            fetch=lambda s, e, after, limit: queries.by_address(
-                conn, chain.chain_id, who, s, e, after, limit
-            ),
-            position=lambda r: (int(r.block_number), int(r.tx_index), int(r.trace_index)),
-            key="transactions",
-            item=internal_tx,
-        )

@@ -154,8 +154,10 @@ class Erc1155Token(TypedDict):
     metadata: Erc1155TokenMetadata
 
 
-Erc20Transfer = TypedDict(
-    "Erc20Transfer",
+# Where a transfer or internal transaction happened and between whom ("from" is a keyword,
+# hence the functional form); the items below extend it, their members in the reference's order.
+TxRef = TypedDict(
+    "TxRef",
     {
         "blockNumber": str,
         "blockTimestamp": int,
@@ -163,38 +165,25 @@ Erc20Transfer = TypedDict(
         "txHash": str,
         "from": RichAddress,
         "to": RichAddress,
-        "logIndex": int,
-        "value": str,
-        "erc20Token": Erc20Token,
     },
 )
-Erc721Transfer = TypedDict(
-    "Erc721Transfer",
-    {
-        "blockNumber": str,
-        "blockTimestamp": int,
-        "blockHash": str,
-        "txHash": str,
-        "from": RichAddress,
-        "to": RichAddress,
-        "logIndex": int,
-        "erc721Token": Erc721Token,
-    },
-)
-Erc1155Transfer = TypedDict(
-    "Erc1155Transfer",
-    {
-        "blockNumber": str,
-        "blockTimestamp": int,
-        "blockHash": str,
-        "txHash": str,
-        "from": RichAddress,
-        "to": RichAddress,
-        "logIndex": int,
-        "value": str,
-        "erc1155Token": Erc1155Token,
-    },
-)
+
+
+class Erc20Transfer(TxRef):
+    logIndex: int
+    value: str
+    erc20Token: Erc20Token
+
+
+class Erc721Transfer(TxRef):
+    logIndex: int
+    erc721Token: Erc721Token
+
+
+class Erc1155Transfer(TxRef):
+    logIndex: int
+    value: str
+    erc1155Token: Erc1155Token
 
 
 class ListErc20TransactionsResponse(TypedDict):
@@ -217,22 +206,12 @@ class ListTransfersResponse(TypedDict):
     transfers: list[Erc20Transfer | Erc1155Transfer | Erc721Transfer]
 
 
-InternalTransaction = TypedDict(
-    "InternalTransaction",
-    {
-        "blockNumber": str,
-        "blockTimestamp": int,
-        "blockHash": str,
-        "txHash": str,
-        "from": RichAddress,
-        "to": RichAddress,
-        "internalTxType": InternalTxType,
-        "value": str,
-        "isReverted": bool,
-        "gasUsed": str,
-        "gasLimit": str,
-    },
-)
+class InternalTransaction(TxRef):
+    internalTxType: InternalTxType
+    value: str
+    isReverted: bool
+    gasUsed: str
+    gasLimit: str
 
 
 class ListInternalTransactionsResponse(TypedDict):
@@ -251,14 +230,8 @@ class NativeTokenBalance(TypedDict):
     balanceValue: NotRequired[Money]
 
 
-class Erc20TokenBalance(TypedDict):
-    address: str
-    name: str
-    symbol: str
-    decimals: int
-    logoUri: NotRequired[str]
-    ercType: Literal["ERC-20"]
-    price: NotRequired[Money]
+class Erc20TokenBalance(Erc20Token):
+    # The token plus its chain and the holder's balance (the schema is still served flat).
     chainId: str
     balance: str
     balanceValue: NotRequired[Money]

@@ -25,7 +25,7 @@ from avadata.api.data.models import (
     Money,
     RichAddress,
 )
-from avadata.api.nft import status as nft_status
+from avadata.store import nft_status
 from avadata.store.queries.keyset import AnyRow
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
@@ -33,7 +33,16 @@ ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 # nft_tokens.index_status -> the reference's NftTokenMetadataStatus. The store's own words map
 # onto the nearest status; a reference value stored as is passes through.
 _STATUS_WORDS: dict[str, IndexStatus] = {
-    **cast(dict[str, IndexStatus], nft_status.SERVED),
+    nft_status.PENDING: "UNINDEXED",
+    nft_status.INDEXED: "INDEXED",
+    nft_status.MISSING_TOKEN: "MISSING_TOKEN",
+    nft_status.BAD_URI: "INVALID_TOKEN_URI",
+    nft_status.BAD_SCHEME: "INVALID_TOKEN_URI_SCHEME",
+    nft_status.UNREACHABLE: "UNREACHABLE_TOKEN_URI",
+    nft_status.THROTTLED: "THROTTLED_TOKEN_URI",
+    nft_status.TOO_LARGE: "METADATA_CONTENT_TOO_LARGE",
+    nft_status.BAD_METADATA: "INVALID_METADATA",
+    nft_status.BAD_JSON: "INVALID_METADATA_JSON",
     "failed": "UNREACHABLE_TOKEN_URI",
     "unindexable": "INVALID_TOKEN_URI",
 }

@@ -11,15 +11,14 @@ from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Query
 
-from avadata.api.data.listing import keyset_page
+from avadata.api.data.listing import Extra, ListRoute, mount
 from avadata.api.data.models import ListNativeTransactionsResponse, Method, NativeTransaction
 from avadata.api.data.shapes import rich
-from avadata.api.deps import ChainIdPath, PageSize, PageToken, State, chain_conn, on_store
-from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
+from avadata.api.paging import Position
 from avadata.store.queries import evm_txs as queries
 from avadata.store.queries.keyset import AnyRow
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["EVM transactions"], route_class=FastRoute)
 
@@ -78,34 +77,32 @@ def _tx(number: str, timestamp: int, block_hash: str, chain: str, row: AnyRow) -
     }
 
 
-@router.get(
-    "/v1/chains/{chainId}/transactions",
-    operation_id="listLatestTransactions",
-    responses={200: {"model": ListNativeTransactionsResponse}, **ERROR_RESPONSES},
-    response_model=None,
+def _latest(
+    conn: Connection,
+    chain_id: int,
+    *,
+    status: str | None,
+    after: Position | None,
+    limit: int,
+) -> Sequence[AnyRow]:
+    success = None if status is None else status == "success"
+    return queries.list_latest(conn, chain_id, success, after, limit)
+
+
+mount(
+    router,
+    ListRoute(
+        path="/v1/chains/{chainId}/transactions",
+        operation_id="listLatestTransactions",
+        name="list_latest",
+        model=ListNativeTransactionsResponse,
+        kind="latest-txs",
+        key="transactions",
+        arity=2,
+        query=_latest,
+        position=lambda r: (int(r.block_number), int(r.tx_index)),
+        item=native_tx,
+        address=None,
+        extra=(Extra("status", Annotated[Literal["failed", "success"] | None, Query()], None),),
+    ),
 )
-@on_store
-def list_latest(
-    st: State,
-    chain_id: ChainIdPath,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-    status: Annotated[Literal["failed", "success"] | None, Query()] = None,
-) -> JsonResponse:
-    with chain_conn(st, chain_id) as (conn, chain):
-        filters = {"chain": chain.chain_id, "status": status}
-        success = None if status is None else status == "success"
-        return keyset_page(
-            st,
-            "latest-txs",
-            filters,
-            pageToken,
-            pageSize,
-            arity=2,
-            fetch=lambda after, limit: queries.list_latest(
-                conn, chain.chain_id, success, after, limit
-            ),
-            position=lambda r: (int(r.block_number), int(r.tx_index)),
-            key="transactions",
-            item=native_tx,
-        )

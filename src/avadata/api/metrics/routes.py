@@ -16,7 +16,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
-from sqlalchemy import Connection
 
 from avadata.api.deps import read_conn
 from avadata.api.encoding import JsonResponse
@@ -28,6 +27,7 @@ from avadata.metrics import buckets, series
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import METRICS, MetricName
 from avadata.store.metrics import series_reads
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["Metrics"])
 

@@ -2,7 +2,8 @@
 
 Stage: api. A token names a stored query (chain, metric, interval, bounds) and where the next
 page starts; it is valid for 24 hours from creation (seed, "Paging"). The API's store engine
-is read-only, so tokens are written through a small writer engine of their own.
+is read-only, so tokens are written through a small writer engine of their own; the rows are
+read and written by store/page_tokens.py.
 """
 
 from __future__ import annotations
@@ -13,11 +14,9 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 
-from sqlalchemy import Engine, delete, select
-
 from avadata.api.errors import bad_request
-from avadata.store import dialect
-from avadata.store.schema import metric_page_tokens
+from avadata.store import page_tokens
+from avadata.store.types import Engine
 
 TTL_S = 24 * 3600
 _RESTART = "start again from the first page (request without pageToken)"
@@ -56,22 +55,14 @@ class TokenStore:
         # A token is valid 24 h from its creation, so one reused for at most an hour still has
         # 23 h or more left when handed out again.
         token = str(uuid.uuid5(_NAMESPACE, f"{now // _REUSE_WINDOW_S}|{body}"))
-        t = metric_page_tokens.c
-        with self.reader.connect() as conn:
-            row = conn.execute(select(t.created_at).where(t.token == token)).first()
-        if row is not None:
-            if row.created_at >= now - _REUSE_WINDOW_S:
+        created = page_tokens.created_at(self.reader, token)
+        if created is not None:
+            if created >= now - _REUSE_WINDOW_S:
                 return token
             token = str(uuid.uuid4())  # that name is taken by an older token: a fresh one
-        with self.engine.begin() as conn:
-            # Expired tokens go now and then (an index range delete), not on every issue.
-            if random.random() < 0.02:
-                conn.execute(delete(metric_page_tokens).where(t.created_at < now - TTL_S))
-            conn.execute(
-                dialect.insert_or_ignore(conn, metric_page_tokens).values(
-                    token=token, created_at=now, query=body
-                )
-            )
+        # Expired tokens go now and then (an index range delete), not on every issue.
+        purge = now - TTL_S if random.random() < 0.02 else None
+        page_tokens.insert(self.engine, token, now, body, purge_before=purge)
         return token
 
     def redeem(self, token: str, route: str, now: int | None = None) -> PageQuery:
@@ -81,14 +72,13 @@ class TokenStore:
             key = str(uuid.UUID(token))
         except ValueError:
             raise bad_request(f"pageToken: not a page token; {_RESTART}") from None
-        t = metric_page_tokens.c
-        with self.engine.connect() as conn:
-            row = conn.execute(select(t.created_at, t.query).where(t.token == key)).first()
-        if row is None:
+        found = page_tokens.find(self.engine, key)
+        if found is None:
             raise bad_request(f"pageToken: unknown page token; {_RESTART}")
-        if row.created_at < now - TTL_S:
+        created, stored = found
+        if created < now - TTL_S:
             raise bad_request(f"pageToken: page token expired (valid 24 hours); {_RESTART}")
-        query = PageQuery(**json.loads(row.query))
+        query = PageQuery(**json.loads(stored))
         if query.route != route:
             raise bad_request(f"pageToken: token belongs to another route; {_RESTART}")
         return query

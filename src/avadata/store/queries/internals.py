@@ -8,42 +8,33 @@ depth filter stays. Positions are (block_number, tx_index, trace_index).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, bindparam, select
+from sqlalchemy import Connection, Select, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, newest_in_range, run_in_range
+from avadata.store.queries.keyset import (
+    AnyRow,
+    newest_in_range,
+    participants_join,
+    run_in_range,
+)
 from avadata.store.schema import internal_call_participants, internal_calls
 
+# A frame's key, shared with its participants (chain first).
+_KEY = ("chain_id", "block_number", "tx_index", "trace_index")
 
-@functools.cache
-def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
+
+@newest_in_range
+def _by_address() -> tuple[Select[Any], list[Any]]:
     p = internal_call_participants.c
     i = internal_calls.c
     stmt = (
         select(*internal_calls.c)
-        .select_from(
-            internal_call_participants.join(
-                internal_calls,
-                and_(
-                    i.chain_id == p.chain_id,
-                    i.block_number == p.block_number,
-                    i.tx_index == p.tx_index,
-                    i.trace_index == p.trace_index,
-                ),
-            )
-        )
+        .select_from(participants_join(internal_call_participants, internal_calls, _KEY))
         .where(p.chain_id == bindparam("chain"), p.address == bindparam("address"), i.depth > 0)
     )
-    return newest_in_range(
-        stmt,
-        [p.block_number, p.tx_index, p.trace_index],
-        has_start=has_start,
-        paged=paged,
-        has_end=has_end,
-    )
+    return stmt, [p[k] for k in _KEY[1:]]
 
 
 def by_address(

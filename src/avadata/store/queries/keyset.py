@@ -12,7 +12,18 @@ from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from sqlalchemy import ColumnElement, Connection, Row, Select, bindparam, literal, tuple_
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Join,
+    Row,
+    Select,
+    Table,
+    and_,
+    bindparam,
+    literal,
+    tuple_,
+)
 
 from avadata.store.dialect import read_rows
 
@@ -84,19 +95,30 @@ def position_params(position: Sequence[Any]) -> dict[str, Any]:
 RangeShape: TypeAlias = Callable[[bool, bool, bool], Select[Any]]
 
 
-def newest_in_range(
-    stmt: Select[Any], keys: Sequence[Any], *, has_start: bool, paged: bool, has_end: bool
-) -> Select[Any]:
-    """`stmt` within blocks [start, end) (keys[0] is the block number), after the position
-    k0, k1, ... when paged, newest first, `limit` rows."""
-    if has_start:
-        stmt = stmt.where(keys[0] >= bindparam("start"))
-    if paged:
-        # The position is inside [start, end) already, so it replaces the end bound.
-        stmt = stmt.where(after_desc_param(keys))
-    elif has_end:
-        stmt = stmt.where(keys[0] < bindparam("end"))
-    return stmt.order_by(*(k.desc() for k in keys)).limit(bindparam("limit"))
+def participants_join(participants: Table, table: Table, key: Sequence[str]) -> Join:
+    """`participants` (one row per address a row of `table` involves, keyed like it) joined to
+    the rows they point at, on the columns of `key`."""
+    return participants.join(table, and_(*(table.c[k] == participants.c[k] for k in key)))
+
+
+def newest_in_range(build: Callable[[], tuple[Select[Any], Sequence[Any]]]) -> RangeShape:
+    """The query `build()` returns (a statement and its sort keys, keys[0] the block number) in
+    each form a page asks for: within blocks [start, end), after the position k0, k1, ... when
+    paged, newest first, `limit` rows. Each form is built once, on first use."""
+
+    @functools.cache
+    def shape(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
+        stmt, keys = build()
+        if has_start:
+            stmt = stmt.where(keys[0] >= bindparam("start"))
+        if paged:
+            # The position is inside [start, end) already, so it replaces the end bound.
+            stmt = stmt.where(after_desc_param(keys))
+        elif has_end:
+            stmt = stmt.where(keys[0] < bindparam("end"))
+        return stmt.order_by(*(k.desc() for k in keys)).limit(bindparam("limit"))
+
+    return shape
 
 
 def run_in_range(

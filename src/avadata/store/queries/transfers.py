@@ -7,17 +7,23 @@ token's metadata (tokens) and, for NFTs, its URI and resolved metadata (nft_toke
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, bindparam, select
+from sqlalchemy import Connection, Select, bindparam, select
 
-from avadata.store.queries.keyset import AnyRow, newest_in_range, run_in_range
+from avadata.store.queries.keyset import (
+    AnyRow,
+    newest_in_range,
+    participants_join,
+    run_in_range,
+)
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.schema import token_transfers, tokens, transfer_participants
 
 _T = token_transfers.c
+# A transfer's key, shared with its participants (chain first).
+_KEY = ("chain_id", "block_number", "log_index", "batch_index")
 
 
 def _with_token_info(stmt: Select[Any]) -> Select[Any]:
@@ -34,32 +40,16 @@ def _joins(base: Any) -> Any:
     return join_token_info(base, _T.chain_id, _T.token, _T.token_id)
 
 
-@functools.cache
-def _by_address(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
+@newest_in_range
+def _by_address() -> tuple[Select[Any], list[Any]]:
     p = transfer_participants.c
     stmt = select(*token_transfers.c).where(
         p.chain_id == bindparam("chain"),
         p.address == bindparam("address"),
         p.standard == bindparam("standard"),
     )
-    base = _joins(
-        transfer_participants.join(
-            token_transfers,
-            and_(
-                _T.chain_id == p.chain_id,
-                _T.block_number == p.block_number,
-                _T.log_index == p.log_index,
-                _T.batch_index == p.batch_index,
-            ),
-        )
-    )
-    return newest_in_range(
-        _with_token_info(stmt.select_from(base)),
-        [p.block_number, p.log_index, p.batch_index],
-        has_start=has_start,
-        paged=paged,
-        has_end=has_end,
-    )
+    base = _joins(participants_join(transfer_participants, token_transfers, _KEY))
+    return _with_token_info(stmt.select_from(base)), [p[k] for k in _KEY[1:]]
 
 
 def by_address(
@@ -77,18 +67,12 @@ def by_address(
     return run_in_range(conn, _by_address, filters, start, end, after, limit)
 
 
-@functools.cache
-def _by_token(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
+@newest_in_range
+def _by_token() -> tuple[Select[Any], list[Any]]:
     stmt = select(*token_transfers.c).where(
         _T.chain_id == bindparam("chain"), _T.token == bindparam("token")
     )
-    return newest_in_range(
-        _with_token_info(stmt.select_from(_joins(token_transfers))),
-        [_T.block_number, _T.log_index, _T.batch_index],
-        has_start=has_start,
-        paged=paged,
-        has_end=has_end,
-    )
+    return _with_token_info(stmt.select_from(_joins(token_transfers))), [_T[k] for k in _KEY[1:]]
 
 
 def by_token(

@@ -1,6 +1,6 @@
 """Token URI -> metadata document: data: URIs, http(s), and ipfs:// through a gateway.
 
-Stage: api (the NFT worker). A broken URI, an unreachable host or bad JSON is a status, never
+Stage: indexer (the NFT worker). A broken URI, an unreachable host or bad JSON is a status, never
 an exception. No network access happens unless the caller passes a `fetch` function (the
 worker does only when AVADATA_NFT_FETCH_ENABLED is set); without one, http(s) and ipfs URIs stay
 pending.
@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from avadata.api.nft import status
+from avadata.store import nft_status
 
 # (url) -> (http status, body); raises OSError (any transport failure) when unreachable.
 Fetch = Callable[[str], tuple[int, bytes]]
@@ -62,43 +62,43 @@ def _data_uri(uri: str) -> bytes | None:
 
 def parse_document(body: bytes, max_bytes: int) -> Resolved:
     if len(body) > max_bytes:
-        return Resolved(status.TOO_LARGE)
+        return Resolved(nft_status.TOO_LARGE)
     try:
         doc = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return Resolved(status.BAD_JSON)
+        return Resolved(nft_status.BAD_JSON)
     if not isinstance(doc, dict):
-        return Resolved(status.BAD_METADATA)
-    return Resolved(status.INDEXED, doc)
+        return Resolved(nft_status.BAD_METADATA)
+    return Resolved(nft_status.INDEXED, doc)
 
 
 def resolve(uri: str | None, *, fetch: Fetch | None, gateway: str, max_bytes: int) -> Resolved:
     """The metadata behind `uri`, or the status that says why there is none."""
     if uri is None or not uri.strip():
-        return Resolved(status.BAD_URI)
+        return Resolved(nft_status.BAD_URI)
     uri = uri.strip()
     scheme = uri.split(":", 1)[0].lower() if ":" in uri else ""
     if scheme == "data":
         body = _data_uri(uri)
-        return Resolved(status.BAD_URI) if body is None else parse_document(body, max_bytes)
+        return Resolved(nft_status.BAD_URI) if body is None else parse_document(body, max_bytes)
     if scheme == "ipfs":
         url = gateway_url(uri, gateway)
         if url is None:
-            return Resolved(status.BAD_URI)
+            return Resolved(nft_status.BAD_URI)
     elif scheme in ("http", "https"):
         url = uri
     else:
-        return Resolved(status.BAD_SCHEME)
+        return Resolved(nft_status.BAD_SCHEME)
     if fetch is None:
-        return Resolved(status.PENDING)
+        return Resolved(nft_status.PENDING)
     try:
         code, body = fetch(url)
     except TooLarge:
-        return Resolved(status.TOO_LARGE)
+        return Resolved(nft_status.TOO_LARGE)
     except OSError:
-        return Resolved(status.UNREACHABLE)
+        return Resolved(nft_status.UNREACHABLE)
     if code == 429:
-        return Resolved(status.THROTTLED)
+        return Resolved(nft_status.THROTTLED)
     if code >= 400:
-        return Resolved(status.UNREACHABLE)
+        return Resolved(nft_status.UNREACHABLE)
     return parse_document(body, max_bytes)

@@ -1,8 +1,10 @@
 """Data API keys and shared server secrets, kept in the store (api_keys, api_secrets).
 
-Stage: api. A key reads `avd_<key_id>_<secret>`; only its SHA-256 is stored, so a leaked
+Stage: store. A key reads `avd_<key_id>_<secret>`; only its SHA-256 is stored, so a leaked
 store reveals no usable key. `key_id` is the public handle that `avadata keys list|revoke`
-show and take. Writes go through a writer engine (the CLI's); the server only reads.
+show and take. Writes go through a writer engine (the CLI's); the server only reads. The
+page-token secret is created once by `avadata serve` (ensure_secret) and read by every API
+process (stored_secret), so they all sign tokens alike.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from avadata.store import dialect
 from avadata.store.schema import api_keys, api_secrets
@@ -100,3 +103,13 @@ def read_secret(conn: Connection, name: str = PAGE_TOKEN_SECRET) -> bytes | None
         select(api_secrets.c.secret).where(api_secrets.c.name == name)
     ).scalar_one_or_none()
     return None if found is None else bytes.fromhex(found)
+
+
+def stored_secret(engine: Engine, name: str = PAGE_TOKEN_SECRET) -> bytes | None:
+    """The shared secret, or None when the store has no api_secrets table or no such row
+    (the app then falls back to a secret of its own process)."""
+    try:
+        with engine.connect() as conn:
+            return read_secret(conn, name)
+    except SQLAlchemyError:
+        return None

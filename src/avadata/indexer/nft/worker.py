@@ -1,7 +1,7 @@
 """The NFT metadata worker: reads each token's URI by eth_call, resolves its metadata, and
 records the outcome in nft_tokens; failures worth retrying come back with exponential backoff.
 
-Stage: api (hosted by `avadata serve --nft-worker`). It writes through its own writer engine;
+Stage: indexer (hosted by `avadata serve --nft-worker`). It writes through its own writer engine;
 the API itself stays read-only. Outbound metadata fetches (http(s), ipfs gateway) happen only
 with AVADATA_NFT_FETCH_ENABLED; data: URIs resolve offline; eth_call goes to the node the
 indexer used (chains.rpc_url).
@@ -17,12 +17,12 @@ from typing import Any
 
 import httpx
 import orjson
-from sqlalchemy import Engine, and_, select, update
 
-from avadata.api.nft import calls, status
-from avadata.api.nft.resolve import Fetch, erc1155_uri, resolve
+from avadata.indexer.nft import calls
+from avadata.indexer.nft.resolve import Fetch, erc1155_uri, resolve
 from avadata.settings import Settings
-from avadata.store.schema import chains, nft_tokens
+from avadata.store import nft_metadata, nft_status
+from avadata.store.types import Engine
 
 log = logging.getLogger(__name__)
 
@@ -57,41 +57,10 @@ def run_once(
 ) -> int:
     """Process one batch of due tokens; returns how many rows were updated."""
     now = int(time.time()) if now is None else now
-    nf = nft_tokens.c
-    with engine.connect() as conn:
-        due = conn.execute(
-            select(
-                nf.chain_id,
-                nf.token,
-                nf.token_id,
-                nf.standard,
-                nf.token_uri,
-                nf.attempts,
-                chains.c.rpc_url,
-            )
-            .select_from(nft_tokens.join(chains, chains.c.chain_id == nf.chain_id))
-            .where(
-                nf.index_status.in_(sorted(status.RETRYABLE)),
-                nf.next_attempt_at <= now,
-                nf.attempts < MAX_ATTEMPTS,
-            )
-            .order_by(nf.next_attempt_at)
-            .limit(BATCH)
-        ).all()
+    due = nft_metadata.due(engine, nft_status.RETRYABLE, now, MAX_ATTEMPTS, BATCH)
     for row in due:
         values = _process(row, settings, token_uri=token_uri, fetch=fetch, now=now)
-        with engine.begin() as conn:
-            conn.execute(
-                update(nft_tokens)
-                .where(
-                    and_(
-                        nf.chain_id == row.chain_id,
-                        nf.token == row.token,
-                        nf.token_id == row.token_id,
-                    )
-                )
-                .values(**values)
-            )
+        nft_metadata.record(engine, row.chain_id, row.token, row.token_id, values)
     return len(due)
 
 
@@ -106,10 +75,14 @@ def _process(
         try:
             uri = token_uri(row.rpc_url, row.token, row.standard, int(row.token_id))
         except calls.Reverted:
-            return {"index_status": status.MISSING_TOKEN, "attempts": attempts, "last_updated": now}
+            return {
+                "index_status": nft_status.MISSING_TOKEN,
+                "attempts": attempts,
+                "last_updated": now,
+            }
         except OSError as exc:
             log.info("tokenURI of %s/%s: %s", row.token, row.token_id, exc)
-            return _retry(status.PENDING, attempts, now)
+            return _retry(nft_status.PENDING, attempts, now)
     target = erc1155_uri(uri, int(row.token_id)) if row.standard == "ERC-1155" else uri
     res = resolve(
         target,
@@ -118,10 +91,10 @@ def _process(
         max_bytes=settings.nft_max_metadata_bytes,
     )
     values: dict[str, Any] = {"token_uri": uri}
-    if res.status == status.PENDING:  # fetching disabled: keep the URI, look again later
+    if res.status == nft_status.PENDING:  # fetching disabled: keep the URI, look again later
         values["next_attempt_at"] = now + _IDLE_RECHECK_S
         return values
-    if res.status in status.RETRYABLE:
+    if res.status in nft_status.RETRYABLE:
         return {**values, **_retry(res.status, attempts, now)}
     values.update(index_status=res.status, attempts=attempts, last_updated=now)
     if res.document is not None:

@@ -1,7 +1,7 @@
 """The two outside calls of the NFT worker: eth_call tokenURI/uri on the chain's node, and an
 HTTP GET of the metadata with a size cap.
 
-Stage: api (the NFT worker). Transport failures surface as OSError, a reverted call as
+Stage: indexer (the NFT worker). Transport failures surface as OSError, a reverted call as
 `Reverted`, so the worker can tell "try again later" from "this token has no URI".
 """
 
@@ -11,7 +11,7 @@ import httpx
 from eth_abi.abi import decode, encode
 from eth_abi.exceptions import DecodingError
 
-from avadata.api.nft.resolve import Fetch, TooLarge
+from avadata.indexer.nft.resolve import Fetch, TooLarge
 
 _TOKEN_URI = "0xc87b56dd"  # tokenURI(uint256), ERC-721 metadata
 _URI = "0x0e89341c"  # uri(uint256), ERC-1155 metadata URI
