@@ -74,7 +74,7 @@ def ingest(
 
     from avadata.bench import ingest as bench
     from avadata.bench.machine import describe, write_section
-    from avadata.devnet.traffic import TrafficConfig, start_with_traffic
+    from avadata.devnet.evm.traffic import TrafficConfig, start_with_traffic
     from avadata.paths import REPO_ROOT
 
     if rounds is None:

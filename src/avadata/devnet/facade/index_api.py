@@ -21,8 +21,8 @@ from starlette.routing import Route
 from avadata.decode.codec.ids import cb58_decode, cb58_encode, hex_with_checksum
 from avadata.decode.codec.reader import DecodeError
 from avadata.devnet.facade.jsonrpc import BadParams, Handler, MethodError, dispatch, uint64
-from avadata.devnet.index_store import IndexStore, StoredContainer
-from avadata.devnet.produced import INDEXES
+from avadata.devnet.primary.containers import INDEXES
+from avadata.devnet.primary.index_store import IndexStore, StoredContainer
 
 MAX_FETCHED_BY_RANGE = 1024
 EMPTY = "no containers have been accepted"

@@ -48,9 +48,9 @@ from avadata.decode.codec.ids import (
     parse_node_id,
 )
 from avadata.decode.codec.reader import DecodeError
-from avadata.devnet import uptime
 from avadata.devnet.facade.jsonrpc import BadParams, Handler, MethodError, dispatch
-from avadata.devnet.network_ids import (
+from avadata.devnet.primary import uptime
+from avadata.devnet.primary.network_ids import (
     AVAX_ASSET_ID,
     AVM_VM_ID,
     C_CHAIN_ID,
@@ -60,8 +60,8 @@ from avadata.devnet.network_ids import (
     PRIMARY_SUBNET_ID,
     X_CHAIN_ID,
 )
-from avadata.devnet.pchain_state import PChainState
-from avadata.devnet.primary_sim import PrimarySim
+from avadata.devnet.primary.pchain_state import PChainState
+from avadata.devnet.primary.simulator import PrimarySim
 
 
 def _node_filter(params: dict[str, Any]) -> set[bytes] | None:

@@ -20,12 +20,12 @@ from avadata.decode.codec.atomic import (
     UnsignedImportTx,
 )
 from avadata.decode.codec.components import TransferableInput, TransferInput
-from avadata.devnet.keys import SecpKey
-from avadata.devnet.network_ids import AVAX_ASSET_ID, C_CHAIN_ID, NETWORK_ID
-from avadata.devnet.pchain_sim import Skip
-from avadata.devnet.produced import C_BLOCK, TxRecord, id_str
-from avadata.devnet.txkit import sign_atomic, sort_outputs, transfer
-from avadata.devnet.utxo_book import Coin, SharedMemory
+from avadata.devnet.primary.containers import C_BLOCK, TxRecord, id_str
+from avadata.devnet.primary.keys import SecpKey
+from avadata.devnet.primary.network_ids import AVAX_ASSET_ID, C_CHAIN_ID, NETWORK_ID
+from avadata.devnet.primary.pchain_sim import Skip
+from avadata.devnet.primary.txkit import sign_atomic, sort_outputs, transfer
+from avadata.devnet.primary.utxo_book import Coin, SharedMemory
 
 FEE = 1_000_000  # nAVAX; coreth's atomic fee is dynamic, the devnet burns a flat one
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from avadata.devnet.artifacts import calldata
-from avadata.devnet.creations import CreationActions
-from avadata.devnet.txbuilder import ETHER, GWEI
-from avadata.devnet.world import PendingTx, World
+from avadata.devnet.evm.artifacts import calldata
+from avadata.devnet.evm.chain_mirror import PendingTx, World
+from avadata.devnet.evm.creations import CreationActions
+from avadata.devnet.evm.txbuilder import ETHER, GWEI
 
 __all__ = ["ETHER", "GWEI", "MULTI_IDS", "WEIGHTS", "Actions"]
 

@@ -32,10 +32,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from avadata.devnet.cchain_containers import CContainers, fetch_blocks
-from avadata.devnet.index_store import IndexStore
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.devnet.produced import Container
+from avadata.devnet.primary.cchain_containers import CContainers, fetch_blocks
+from avadata.devnet.primary.containers import Container
+from avadata.devnet.primary.index_store import IndexStore
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 from avadata.devnet.rpc import Rpc
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """The X-chain simulator: signed avm txs, first in DAG vertices, then in linear blocks.
 
-Stage: devnet. Like pchain_sim, it knows how to build, sign and apply txs; `primary_sim`
+Stage: devnet. Like pchain_sim, it knows how to build, sign and apply txs; `simulator`
 decides what to send and when.
 
 History shape: the devnet's X-chain starts in the DAG era (each vertex's txs are indexed in
@@ -60,10 +60,7 @@ from avadata.decode.codec.xchain_fx import (
     NftTransferOperation,
     NftTransferOutput,
 )
-from avadata.devnet.keys import Keyring, SecpKey
-from avadata.devnet.network_ids import AVAX_ASSET_ID, NETWORK_ID, X_CHAIN_ID
-from avadata.devnet.pchain_sim import Skip
-from avadata.devnet.produced import (
+from avadata.devnet.primary.containers import (
     X_BLOCK,
     X_TX,
     X_VTX,
@@ -72,8 +69,18 @@ from avadata.devnet.produced import (
     TxRecord,
     id_str,
 )
-from avadata.devnet.txkit import InsufficientFunds, Spend, select, sign_x, sort_outputs, transfer
-from avadata.devnet.utxo_book import Coin, SharedMemory, UtxoBook
+from avadata.devnet.primary.keys import Keyring, SecpKey
+from avadata.devnet.primary.network_ids import AVAX_ASSET_ID, NETWORK_ID, X_CHAIN_ID
+from avadata.devnet.primary.pchain_sim import Skip
+from avadata.devnet.primary.txkit import (
+    InsufficientFunds,
+    Spend,
+    select,
+    sign_x,
+    sort_outputs,
+    transfer,
+)
+from avadata.devnet.primary.utxo_book import Coin, SharedMemory, UtxoBook
 
 FEE = 1_000_000  # 0.001 AVAX, Fuji's X-chain tx fee
 CREATE_ASSET_FEE = 10_000_000  # 0.01 AVAX

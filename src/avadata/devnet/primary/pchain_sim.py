@@ -4,7 +4,7 @@ Stage: devnet. Builds each tx with the codec (`avadata.decode.codec`), signs it 
 keyring's secp256k1 keys (BLS proofs of possession and warp signatures for stakers and L1
 validators), applies its effects to its own state (UTXO book, stakers, subnets, chains, L1
 validators) and emits Index API containers. What to send, and when, is decided by
-`primary_sim.PrimarySim`; this module only knows how.
+`simulator.PrimarySim`; this module only knows how.
 
 Rules kept (avalanchego 1cf1fc3d): block times never decrease and never pass the next staker
 end time before that staker is rewarded (a BanffProposalBlock at exactly its end time carrying a
@@ -69,25 +69,25 @@ from avadata.decode.codec.warp import (
     encode_pchain_message,
 )
 from avadata.decode.primary_reward import potential_reward, split_delegation
-from avadata.devnet import uptime
-from avadata.devnet.evm_config import EvmChainConfig
-from avadata.devnet.keys import Keyring, Node, SecpKey, derive
-from avadata.devnet.network_ids import (
+from avadata.devnet.primary import uptime
+from avadata.devnet.primary.containers import P_BLOCK, Container, ProposerChain, TxRecord, id_str
+from avadata.devnet.primary.keys import Keyring, Node, SecpKey, derive
+from avadata.devnet.primary.l1_config import EvmChainConfig
+from avadata.devnet.primary.network_ids import (
     AVAX_ASSET_ID,
     NETWORK_ID,
     P_CHAIN_ID,
     PRIMARY_SUBNET_ID,
     SUBNET_EVM_VM_ID,
 )
-from avadata.devnet.pchain_state import (
+from avadata.devnet.primary.pchain_state import (
     Blockchain,
     L1Validator,
     PChainState,
     Staker,
     Subnet,
 )
-from avadata.devnet.produced import P_BLOCK, Container, ProposerChain, TxRecord, id_str
-from avadata.devnet.txkit import (
+from avadata.devnet.primary.txkit import (
     InsufficientFunds,
     Spend,
     auth,
@@ -97,8 +97,8 @@ from avadata.devnet.txkit import (
     sort_outputs,
     transfer,
 )
-from avadata.devnet.utxo_book import Coin, SharedMemory, UtxoBook
-from avadata.devnet.warp_signing import WarpSigner, sign_l1_message
+from avadata.devnet.primary.utxo_book import Coin, SharedMemory, UtxoBook
+from avadata.devnet.primary.warp_signing import WarpSigner, sign_l1_message
 
 FEE = 1_000_000  # 0.001 AVAX burned by ordinary txs
 CREATE_FEE = 100_000_000  # 0.1 AVAX: subnet, chain and L1 conversion txs
