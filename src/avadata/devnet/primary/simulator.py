@@ -40,8 +40,9 @@ from avadata.devnet.primary.network_ids import (
     PRIMARY_SUBNET_ID,
     X_CHAIN_ID,
 )
-from avadata.devnet.primary.pchain_sim import PChainSim, Skip
+from avadata.devnet.primary.pchain_sim import PChainSim
 from avadata.devnet.primary.utxo_book import SharedMemory
+from avadata.devnet.primary.utxo_chain import Skip
 from avadata.devnet.primary.xchain_sim import XChainSim
 from avadata.devnet.schedule import DAY, plan
 
