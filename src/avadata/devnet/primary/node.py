@@ -55,6 +55,16 @@ class NodeState:
     jitter: random.Random  # acceptance delays of C containers, seeded: reproducible history
 
 
+def _unpickle(saved: bytes) -> NodeState | None:
+    """The saved state, or None when it names classes this build does not have (a state
+    saved before the devnet's modules moved, say)."""
+    try:
+        state: NodeState = pickle.loads(saved)
+    except (ModuleNotFoundError, AttributeError):
+        return None
+    return state
+
+
 @dataclass(frozen=True)
 class NodeOptions:
     config: PrimaryConfig
@@ -109,7 +119,7 @@ class PrimaryNode:
             if saved is None:
                 self._build_history()
             else:
-                self._state = pickle.loads(saved)
+                self._state = _unpickle(saved)
                 if self._state is None or self._state.version != STATE_VERSION:
                     raise RuntimeError(f"{self.path}: state of another avadata version")
                 self._catch_up()
