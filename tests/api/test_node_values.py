@@ -25,7 +25,7 @@ CHAIN_ID = 43119
 def served(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[TestClient, object, object, str]]:
-    from avadata.devnet import traffic
+    from avadata.devnet.evm import traffic
     from avadata.indexer.run import RunOptions, index_chains
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate

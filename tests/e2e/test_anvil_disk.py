@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from avadata.devnet.anvil import AnvilOptions, start_anvil
+from avadata.devnet.evm.anvil import AnvilOptions, start_anvil
 from tests.support.node import Node
 
 pytestmark = pytest.mark.e2e

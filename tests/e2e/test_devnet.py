@@ -15,8 +15,8 @@ import pytest
 from eth_abi.abi import decode
 from eth_utils.abi import event_signature_to_log_topic
 
-from avadata.devnet.artifacts import calldata
-from avadata.devnet.ledger import REVERTING_KINDS
+from avadata.devnet.evm.artifacts import calldata
+from avadata.devnet.evm.ledger import REVERTING_KINDS
 from avadata.devnet.rpc import Rpc
 from avadata.devnet.schedule import DAY, HOUR
 from tests.support.devnet import SeededChain

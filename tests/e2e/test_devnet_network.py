@@ -16,13 +16,13 @@ from eth_abi.abi import decode
 from typer.testing import CliRunner
 
 from avadata.cli.main import app
-from avadata.devnet.anvil import AnvilOptions, start_anvil
-from avadata.devnet.artifacts import calldata
+from avadata.devnet.evm.anvil import AnvilOptions, start_anvil
+from avadata.devnet.evm.artifacts import calldata
+from avadata.devnet.evm.traffic import SMALL, TrafficConfig, start_with_traffic
 from avadata.devnet.facade.routes import ChainRoute, RpcFault
 from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.network import ChainSpec, Devnet, DevnetConfig
 from avadata.devnet.rpc import Rpc
-from avadata.devnet.traffic import SMALL, TrafficConfig, start_with_traffic
 from tests.support.devnet import SeededChain
 
 pytestmark = pytest.mark.e2e
@@ -217,7 +217,7 @@ def _alive(pid: int) -> bool:
 
 def test_anvil_dies_when_its_parent_is_killed():
     script = (
-        "from avadata.devnet.anvil import start_anvil; import time;"
+        "from avadata.devnet.evm.anvil import start_anvil; import time;"
         "a = start_anvil(); print(a.pid, flush=True); time.sleep(60)"
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)

@@ -12,7 +12,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from avadata.devnet.anvil import AnvilOptions, start_anvil
+from avadata.devnet.evm.anvil import AnvilOptions, start_anvil
 from avadata.errors import ContinuityError
 from avadata.indexer.run import RunOptions, index_chains
 from avadata.sources.jsonrpc import RetryPolicy

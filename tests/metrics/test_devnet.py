@@ -30,7 +30,7 @@ MAINNET_ID, TESTNET_ID = 43114, 43113
 
 @pytest.fixture(scope="module")
 def devnet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[int, list]]]:
-    from avadata.devnet.traffic import SMALL, start_with_traffic
+    from avadata.devnet.evm.traffic import SMALL, start_with_traffic
     from avadata.indexer.appliers import ROLLUP
     from avadata.indexer.run import RunOptions, index_chains
 

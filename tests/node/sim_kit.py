@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import functools
 
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.devnet.produced import Container
+from avadata.devnet.primary.containers import Container
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 
 CONFIG = PrimaryConfig(seed=7, start=1_767_225_600, days=30, p_blocks=120, x_blocks=100)
 

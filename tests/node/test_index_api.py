@@ -20,10 +20,10 @@ import pytest
 
 from avadata.decode.codec.ids import cb58_encode
 from avadata.decode.codec.proposervm import decode_proposervm
-from avadata.devnet.index_store import IndexConfigError
-from avadata.devnet.primary_node import NodeOptions, PrimaryNode
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.devnet.produced import INDEXES, Container
+from avadata.devnet.primary.containers import INDEXES, Container
+from avadata.devnet.primary.index_store import IndexConfigError
+from avadata.devnet.primary.node import NodeOptions, PrimaryNode
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 from tests.support.primary_world import served_node
 
 CONFIG = PrimaryConfig(seed=11, start=1_767_225_600, days=12, p_blocks=60, x_blocks=40)

@@ -43,10 +43,10 @@ from avadata.decode.codec.pchain import (
 )
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, block_txs
 from avadata.decode.codec.proposervm import decode_proposervm
+from avadata.devnet.evm.traffic import TrafficConfig
 from avadata.devnet.network import Devnet, DevnetConfig
-from avadata.devnet.pchain_state import L1_FEE_PER_SECOND
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.devnet.traffic import TrafficConfig
+from avadata.devnet.primary.pchain_state import L1_FEE_PER_SECOND
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / "tools"

@@ -33,10 +33,10 @@ from avadata.decode.codec.pchain_blocks import (
 )
 from avadata.decode.codec.utxos import consumed, exported, produced
 from avadata.decode.codec.xchain import XCHAIN_TABLE, OperationTx, StandardBlock
-from avadata.devnet import uptime
-from avadata.devnet.network_ids import AVAX_ASSET_ID, C_CHAIN_ID, P_CHAIN_ID, X_CHAIN_ID
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.devnet.produced import C_BLOCK, P_BLOCK, X_BLOCK, X_TX, X_VTX
+from avadata.devnet.primary import uptime
+from avadata.devnet.primary.containers import C_BLOCK, P_BLOCK, X_BLOCK, X_TX, X_VTX
+from avadata.devnet.primary.network_ids import AVAX_ASSET_ID, C_CHAIN_ID, P_CHAIN_ID, X_CHAIN_ID
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 from tests.node.sim_kit import CONFIG, c_blocks, history
 
 TABLES = {"P": PCHAIN_TABLE, "X": XCHAIN_TABLE, "C": ATOMIC_TABLE}

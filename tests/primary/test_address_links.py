@@ -20,10 +20,11 @@ from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, Unsigned
 from avadata.decode.codec.ids import bech32_address, cb58_encode
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE
 from avadata.decode.codec.xchain import XCHAIN_TABLE
-from avadata.devnet import cchain_atomic, pchain_sim, primary_node, txkit, xchain_sim
-from avadata.devnet.primary_node import NodeOptions, PrimaryNode
-from avadata.devnet.primary_sim import PrimarySim
-from avadata.devnet.utxo_book import Coin, UtxoBook
+from avadata.devnet.primary import cchain_atomic, pchain_sim, txkit, xchain_sim
+from avadata.devnet.primary import node as primary_node
+from avadata.devnet.primary.node import NodeOptions, PrimaryNode
+from avadata.devnet.primary.simulator import PrimarySim
+from avadata.devnet.primary.utxo_book import Coin, UtxoBook
 from avadata.settings import Settings
 from tests.api.http import TestClient
 from tests.primary.test_tx_shapes import CONFIG, FakeAnvil, every_tx

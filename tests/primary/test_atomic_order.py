@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import Engine, Table, select
 
 from avadata.decode.codec.ids import cb58_encode
-from avadata.devnet import primary_node
-from avadata.devnet.network_ids import CHAIN_LETTERS
-from avadata.devnet.primary_node import NodeOptions, PrimaryNode
-from avadata.devnet.primary_sim import PrimarySim
-from avadata.devnet.utxo_book import Coin, SharedMemory
+from avadata.devnet.primary import node as primary_node
+from avadata.devnet.primary.network_ids import CHAIN_LETTERS
+from avadata.devnet.primary.node import NodeOptions, PrimaryNode
+from avadata.devnet.primary.simulator import PrimarySim
+from avadata.devnet.primary.utxo_book import Coin, SharedMemory
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,

@@ -25,10 +25,10 @@ from sqlalchemy import Engine, select
 
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import bech32_address, cb58_encode, utxo_id
-from avadata.devnet.primary_node import NodeOptions, PrimaryNode
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.devnet.traffic import TrafficConfig
-from avadata.devnet.utxo_book import Coin
+from avadata.devnet.evm.traffic import TrafficConfig
+from avadata.devnet.primary.node import NodeOptions, PrimaryNode
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
+from avadata.devnet.primary.utxo_book import Coin
 from avadata.indexer.primary import index_node
 from avadata.settings import Settings
 from avadata.store.engine import make_engine

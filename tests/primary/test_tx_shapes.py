@@ -24,14 +24,14 @@ from avadata.decode.codec.ids import (
     node_id_str,
     parse_bech32_address,
 )
-from avadata.devnet import primary_node
-from avadata.devnet.cchain_atomic import FEE as C_ATOMIC_FEE
-from avadata.devnet.network_ids import AVAX_ASSET_ID
-from avadata.devnet.pchain_sim import CREATE_FEE, FEE
-from avadata.devnet.pchain_state import L1_FEE_PER_SECOND
-from avadata.devnet.primary_node import NodeOptions, PrimaryNode
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.devnet.produced import X_VTX
+from avadata.devnet.primary import node as primary_node
+from avadata.devnet.primary.cchain_atomic import FEE as C_ATOMIC_FEE
+from avadata.devnet.primary.containers import X_VTX
+from avadata.devnet.primary.network_ids import AVAX_ASSET_ID
+from avadata.devnet.primary.node import NodeOptions, PrimaryNode
+from avadata.devnet.primary.pchain_sim import CREATE_FEE, FEE
+from avadata.devnet.primary.pchain_state import L1_FEE_PER_SECOND
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 from avadata.indexer import primary as indexer
 from avadata.settings import Settings
 from avadata.sources.jsonrpc import JsonRpcClient

@@ -13,9 +13,9 @@ import pytest
 
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import bech32_address, cb58_encode, node_id_str
-from avadata.devnet.network_ids import SUBNET_EVM_VM_ID
-from avadata.devnet.primary_node import NodeOptions, PrimaryNode
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
+from avadata.devnet.primary.network_ids import SUBNET_EVM_VM_ID
+from avadata.devnet.primary.node import NodeOptions, PrimaryNode
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 from avadata.settings import Settings
 from tests.api.http import TestClient
 from tests.support.primary_world import indexed, served_node

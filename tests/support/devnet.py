@@ -10,7 +10,7 @@ For another chain, make another fixture in your conftest.py or test module:
     l1_chain = seeded_chain_fixture(99901, dataclasses.replace(SMALL, seed=2))
 
 Check values against the node (`rpc_url`), using `ledger` only as a second, independent
-account of what was sent (see avadata.devnet.ledger).
+account of what was sent (see avadata.devnet.evm.ledger).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from avadata.devnet.anvil import AnvilProcess
-from avadata.devnet.ledger import Ledger
-from avadata.devnet.traffic import SMALL, TrafficConfig, start_with_traffic
+from avadata.devnet.evm.anvil import AnvilProcess
+from avadata.devnet.evm.ledger import Ledger
+from avadata.devnet.evm.traffic import SMALL, TrafficConfig, start_with_traffic
 
 __all__ = ["SeededChain", "devnet_chain", "seeded_chain_fixture", "start_seeded_chain"]
 

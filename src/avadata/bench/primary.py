@@ -48,7 +48,7 @@ from avadata.decode.codec.components import (
 from avadata.decode.codec.ids import bech32_address, cb58_encode
 from avadata.decode.codec.pchain import BaseTx, PChainTx
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, BanffStandardBlock
-from avadata.devnet.network_ids import AVAX_ASSET_ID
+from avadata.devnet.primary.network_ids import AVAX_ASSET_ID
 from avadata.indexer.primary import index_chain, index_node
 from avadata.sources.index_api import IndexApiSource, IndexedContainer
 from avadata.store.engine import make_engine
@@ -96,8 +96,8 @@ def _serve_node(conn: Pipe, p_blocks: int, x_blocks: int, seed: int, folder: str
     from avadata.devnet.facade.index_api import index_routes
     from avadata.devnet.facade.pnode_routes import node_routes
     from avadata.devnet.facade.server import FacadeServer
-    from avadata.devnet.primary_node import NodeOptions, PrimaryNode
-    from avadata.devnet.primary_sim import PrimaryConfig
+    from avadata.devnet.primary.node import NodeOptions, PrimaryNode
+    from avadata.devnet.primary.simulator import PrimaryConfig
 
     config = PrimaryConfig(
         seed=seed, start=1_767_225_600, days=90, p_blocks=p_blocks, x_blocks=x_blocks

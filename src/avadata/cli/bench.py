@@ -82,7 +82,7 @@ def ingest(
 
     from avadata.bench import ingest as bench
     from avadata.bench.machine import describe
-    from avadata.devnet.traffic import TrafficConfig, start_with_traffic
+    from avadata.devnet.evm.traffic import TrafficConfig, start_with_traffic
 
     if rounds is None:
         rounds = 3 if db is None else 1

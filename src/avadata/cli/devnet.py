@@ -63,9 +63,9 @@ def devnet(
         typer.Option(help="start even if the index is or would become incomplete"),
     ] = False,
 ) -> None:
-    from avadata.devnet.index_store import IndexConfigError
+    from avadata.devnet.evm.traffic import TrafficConfig
     from avadata.devnet.network import Devnet, DevnetConfig
-    from avadata.devnet.traffic import TrafficConfig
+    from avadata.devnet.primary.index_store import IndexConfigError
 
     config = DevnetConfig(
         port=port,

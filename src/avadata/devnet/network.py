@@ -1,10 +1,11 @@
 """`Devnet`: the local Avalanche network of `avadata devnet`: anvil chains, history, facade.
 
-Stage: devnet. Wires anvil.py, traffic.py and the facade together; owns their lifetimes.
+Stage: devnet. Wires evm/ (anvil.py, traffic.py), primary/ (node.py) and facade/ together; owns
+their lifetimes.
 
 On start, each chain gets an anvil and a seeded history (or, with a data dir that already
 holds one, the anvil reloads its saved state and the history is not regenerated); then the
-primary-network node (primary_node.py: P/X simulators, C-chain containers, the persisted
+primary-network node (primary/node.py: P/X simulators, C-chain containers, the persisted
 index) starts over the same days; then the facade serves every chain, the Index API, the
 validators and platform APIs and the subnet-EVM extras on one port; then, in live mode, a
 thread mines a small block of traffic on each chain every `live_interval` seconds at
@@ -24,24 +25,23 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import TracebackType
 
 from starlette.routing import BaseRoute
 
 from avadata.decode.codec.ids import cb58_encode
-from avadata.devnet.anvil import C_CHAIN_ID, AnvilOptions, AnvilProcess, start_anvil
+from avadata.devnet.evm.anvil import C_CHAIN_ID, AnvilOptions, AnvilProcess, start_anvil
+from avadata.devnet.evm.ledger import Ledger
+from avadata.devnet.evm.traffic import TrafficConfig, TrafficGenerator
 from avadata.devnet.facade.index_api import index_routes
 from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.routes import ChainRoute
 from avadata.devnet.facade.server import HOST, FacadeServer
 from avadata.devnet.facade.subnet_evm import subnet_evm_methods
-from avadata.devnet.ledger import Ledger
-from avadata.devnet.network_ids import C_CHAIN_ID as C_CHAIN_BLOCKCHAIN_ID
-from avadata.devnet.primary_node import NodeOptions, PrimaryNode
-from avadata.devnet.primary_sim import L1Spec, PrimaryConfig
+from avadata.devnet.primary.network_ids import C_CHAIN_ID as C_CHAIN_BLOCKCHAIN_ID
+from avadata.devnet.primary.node import NodeOptions, PrimaryNode
+from avadata.devnet.primary.simulator import L1Spec, PrimaryConfig
 from avadata.devnet.rpc import Rpc
 from avadata.devnet.schedule import DAY
-from avadata.devnet.traffic import TrafficConfig, TrafficGenerator
 
 log = logging.getLogger(__name__)
 
@@ -302,12 +302,7 @@ class Devnet:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # -- addresses --------------------------------------------------------------------------

@@ -18,11 +18,17 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from avadata.decode.codec.ids import cb58_decode, cb58_encode, hex_with_checksum
-from avadata.decode.codec.reader import DecodeError
-from avadata.devnet.facade.jsonrpc import BadParams, Handler, MethodError, dispatch, uint64
-from avadata.devnet.index_store import IndexStore, StoredContainer
-from avadata.devnet.produced import INDEXES
+from avadata.decode.codec.ids import cb58_encode, hex_with_checksum
+from avadata.devnet.facade.jsonrpc import (
+    BadParams,
+    Handler,
+    MethodError,
+    cb58_param,
+    dispatch,
+    uint64,
+)
+from avadata.devnet.primary.containers import INDEXES
+from avadata.devnet.primary.index_store import IndexStore, StoredContainer
 
 MAX_FETCHED_BY_RANGE = 1024
 EMPTY = "no containers have been accepted"
@@ -55,13 +61,7 @@ def _encoding(params: dict[str, Any]) -> str:
 
 
 def _id(params: dict[str, Any]) -> bytes:
-    value = params.get("id")
-    if not isinstance(value, str):
-        raise BadParams
-    try:
-        raw = cb58_decode(value)
-    except DecodeError:
-        raise BadParams from None
+    raw = cb58_param(params.get("id"))
     if len(raw) != 32:
         raise BadParams
     return raw

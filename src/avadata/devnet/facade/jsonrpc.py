@@ -20,6 +20,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
+from avadata.decode.codec.ids import cb58_decode, parse_node_id
+from avadata.decode.codec.reader import DecodeError
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -136,3 +139,25 @@ def uint64(value: Any) -> int:
     if not 0 <= n < 1 << 64:
         raise BadParams
     return n
+
+
+def cb58_param(value: Any) -> bytes:
+    """An ID string (cb58 with its checksum), decoded."""
+    if not isinstance(value, str):
+        raise BadParams
+    try:
+        return cb58_decode(value)
+    except DecodeError:
+        raise BadParams from None
+
+
+def node_ids_param(value: Any) -> set[bytes] | None:
+    """A `nodeIDs` filter: None when absent or empty (no filter)."""
+    if value is None or value == []:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BadParams
+    try:
+        return {parse_node_id(v) for v in value}
+    except DecodeError:
+        raise BadParams from None

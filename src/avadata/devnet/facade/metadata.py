@@ -9,6 +9,9 @@ id, like a static bucket's.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -23,35 +26,35 @@ def _token_id(raw: str) -> int | None:
         return None
 
 
-async def collectible(request: Request) -> Response:
-    token_id = _token_id(request.path_params["name"])
-    if token_id is None:
-        return JSONResponse({"error": "not found"}, 404)
-    return JSONResponse(
-        {
-            "name": f"Devnet Punks #{token_id}",
-            "description": "devnet collectible",
-            "image": f"http://127.0.0.1:9650/img/{token_id}.png",
-            "attributes": [{"trait_type": "parity", "value": "odd" if token_id % 2 else "even"}],
-        }
-    )
+def collectible(token_id: int) -> dict[str, Any]:
+    return {
+        "name": f"Devnet Punks #{token_id}",
+        "description": "devnet collectible",
+        "image": f"http://127.0.0.1:9650/img/{token_id}.png",
+        "attributes": [{"trait_type": "parity", "value": "odd" if token_id % 2 else "even"}],
+    }
 
 
-async def multi(request: Request) -> Response:
-    token_id = _token_id(request.path_params["name"])
-    if token_id is None:
-        return JSONResponse({"error": "not found"}, 404)
-    return JSONResponse(
-        {
-            "name": f"Devnet Multi #{token_id}",
-            "description": "devnet ERC-1155 item",
-            "image": f"http://127.0.0.1:9650/img/multi-{token_id}.png",
-            "decimals": 0,
-        }
-    )
+def multi(token_id: int) -> dict[str, Any]:
+    return {
+        "name": f"Devnet Multi #{token_id}",
+        "description": "devnet ERC-1155 item",
+        "image": f"http://127.0.0.1:9650/img/multi-{token_id}.png",
+        "decimals": 0,
+    }
+
+
+def _serve(document: Callable[[int], dict[str, Any]]) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        token_id = _token_id(request.path_params["name"])
+        if token_id is None:
+            return JSONResponse({"error": "not found"}, 404)
+        return JSONResponse(document(token_id))
+
+    return endpoint
 
 
 ROUTES = [
-    Route("/nft/{name}", collectible, methods=["GET"]),
-    Route("/multi/{name}", multi, methods=["GET"]),
+    Route("/nft/{name}", _serve(collectible), methods=["GET"]),
+    Route("/multi/{name}", _serve(multi), methods=["GET"]),
 ]

@@ -1,7 +1,7 @@
 """The subnet-EVM extras of an L1's /ext/bc/<chain>/rpc, answered by the facade.
 
 Stage: devnet facade. anvil runs the L1's EVM but knows nothing of subnet-EVM's fee config,
-upgrades or precompiles; the devnet records them (evm_config.py), and these handlers answer
+upgrades or precompiles; the devnet records them (primary/l1_config.py), and these handlers answer
 eth_feeConfig, eth_getChainConfig, eth_getActivePrecompilesAt and eth_getActiveRulesAt from
 that record (reference node-rpc.md section 4). A block parameter or a default "now" is turned
 into a number or a time by asking the chain's anvil. Errors are the geth-style ones of that
@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 
-from avadata.devnet.evm_config import EvmChainConfig
 from avadata.devnet.facade.routes import LocalHandler, RpcFault
+from avadata.devnet.primary.l1_config import EvmChainConfig
 
 INVALID_PARAMS = -32602
 SERVER_ERROR = -32000

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from avadata.devnet.network_ids import (
+from avadata.devnet.primary.network_ids import (
     FUJI_DURANGO,
     FUJI_ETNA,
     FUJI_GRANITE,

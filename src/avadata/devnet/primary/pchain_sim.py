@@ -4,7 +4,7 @@ Stage: devnet. Builds each tx with the codec (`avadata.decode.codec`), signs it 
 keyring's secp256k1 keys (BLS proofs of possession and warp signatures for stakers and L1
 validators), applies its effects to its own state (UTXO book, stakers, subnets, chains, L1
 validators) and emits Index API containers. What to send, and when, is decided by
-`primary_sim.PrimarySim`; this module only knows how.
+`simulator.PrimarySim`; this module only knows how.
 
 Rules kept (avalanchego 1cf1fc3d): block times never decrease and never pass the next staker
 end time before that staker is rewarded (a BanffProposalBlock at exactly its end time carrying a
@@ -24,12 +24,9 @@ from typing import Any
 
 from avadata.decode.codec import api
 from avadata.decode.codec.components import (
-    AvaxBaseTx,
+    OutputOwners,
     PChainOwner,
     ProofOfPossession,
-    TransferableInput,
-    TransferableOutput,
-    TransferInput,
     TransferOutput,
 )
 from avadata.decode.codec.ids import sha256
@@ -69,57 +66,48 @@ from avadata.decode.codec.warp import (
     encode_pchain_message,
 )
 from avadata.decode.primary_reward import potential_reward, split_delegation
-from avadata.devnet import uptime
-from avadata.devnet.evm_config import EvmChainConfig
-from avadata.devnet.keys import Keyring, Node, SecpKey, derive
-from avadata.devnet.network_ids import (
+from avadata.devnet.primary import uptime
+from avadata.devnet.primary.containers import P_BLOCK, Container, ProposerChain, TxRecord
+from avadata.devnet.primary.keys import Keyring, Node, SecpKey, derive
+from avadata.devnet.primary.l1_config import EvmChainConfig
+from avadata.devnet.primary.network_ids import (
     AVAX_ASSET_ID,
     NETWORK_ID,
     P_CHAIN_ID,
     PRIMARY_SUBNET_ID,
     SUBNET_EVM_VM_ID,
 )
-from avadata.devnet.pchain_state import (
+from avadata.devnet.primary.pchain_state import (
     Blockchain,
     L1Validator,
     PChainState,
     Staker,
     Subnet,
 )
-from avadata.devnet.produced import P_BLOCK, Container, ProposerChain, TxRecord, id_str
-from avadata.devnet.txkit import (
-    InsufficientFunds,
+from avadata.devnet.primary.txkit import (
     Spend,
     auth,
     owners,
-    select,
     sign_p,
-    sort_outputs,
     transfer,
 )
-from avadata.devnet.utxo_book import Coin, SharedMemory, UtxoBook
-from avadata.devnet.warp_signing import WarpSigner, sign_l1_message
+from avadata.devnet.primary.utxo_book import Coin, SharedMemory, UtxoBook
+from avadata.devnet.primary.utxo_chain import Skip, UtxoChain, UtxoChainSim
+from avadata.devnet.primary.warp_signing import WarpSigner, sign_l1_message
 
 FEE = 1_000_000  # 0.001 AVAX burned by ordinary txs
 CREATE_FEE = 100_000_000  # 0.1 AVAX: subnet, chain and L1 conversion txs
-IMPORT_FEE = FEE
 REGISTER_EXPIRY = 3_600  # seconds after the block time; avalanchego allows up to 24 h
 
 
-class Skip(Exception):
-    """The action cannot be taken in the current state; the driver picks another one."""
+class PChainSim(UtxoChainSim[PChainTx]):
+    CHAIN = UtxoChain(P_CHAIN_ID, "P", PCHAIN_TABLE, ImportTx, ExportTx, fee=FEE)
 
-
-class PChainSim:
     def __init__(
         self, seed: int, keys: Keyring, shared: SharedMemory, records: list[TxRecord]
     ) -> None:
-        self.seed = seed
-        self.keys = keys
-        self.shared = shared
-        self.records = records
+        super().__init__(seed, keys, shared, records)
         self.state = PChainState()
-        self.utxos = UtxoBook()
         genesis_block = derive(seed, "P-genesis-block")
         self.last_inner = genesis_block
         self.proposer = ProposerChain(parent=genesis_block)
@@ -131,9 +119,13 @@ class PChainSim:
         """Genesis UTXOs (not in any indexed block) and the current supply."""
         self.state.time = time
         self.state.supply = supply
-        for i, (address, amount) in enumerate(allocations):
-            out = TransferOutput(amount, 0, 1, (address,))
-            self.utxos.add(Coin(self.genesis_tx, i, AVAX_ASSET_ID, out))
+        self._genesis_coins(self.genesis_tx, allocations)
+
+    def _now(self) -> int:
+        return self.state.time
+
+    def _sign(self, unsigned: Any, signers: Sequence[Sequence[SecpKey]]) -> PChainTx:
+        return sign_p(unsigned, signers)
 
     def advance_to(self, t: int, clock: Callable[[int], int]) -> list[Container]:
         """Reward every staker ending at or before t (each at its own end time, which becomes
@@ -186,16 +178,7 @@ class PChainSim:
         self.state.time = t
         self.state.heights.append((height, t))
         for tx in txs:
-            self.records.append(
-                TxRecord(
-                    id_str(tx.id_bytes(PCHAIN_TABLE)),
-                    "P",
-                    type(tx.unsigned).__name__,
-                    P_BLOCK,
-                    height,
-                    t,
-                )
-            )
+            self._record(tx, P_BLOCK, height, t)
         return Container(P_BLOCK, container_id, raw, accepted_ns, t)
 
     def _reward(self, staker: Staker, accepted_ns: int) -> list[Container]:
@@ -254,79 +237,13 @@ class PChainSim:
         self.utxos.add(Coin(tx_id, index, AVAX_ASSET_ID, out))
         self.state.reward_utxos.setdefault(tx_id, []).append((index, amount, owner))
 
-    # -- shared plumbing -------------------------------------------------------------------------
-
-    def _base(
-        self, spend: Spend, outs: Sequence[TransferableOutput] = (), memo: bytes = b""
-    ) -> Any:
-        return AvaxBaseTx(
-            NETWORK_ID,
-            P_CHAIN_ID,
-            sort_outputs([*outs, *spend.change], PCHAIN_TABLE),
-            tuple(spend.inputs),
-            memo,
-        )
-
-    def _pay_from(self, payer: SecpKey, amount: int) -> Spend:
-        try:
-            return select(self.utxos, payer, {AVAX_ASSET_ID: amount})
-        except InsufficientFunds as exc:
-            raise Skip(str(exc)) from None
-
-    def _apply_base(self, tx: PChainTx, spend: Spend) -> bytes:
-        """Spend the inputs, add the base outputs; returns the tx ID."""
-        tx_id = tx.id_bytes(PCHAIN_TABLE)
-        for coin in spend.coins:
-            self.utxos.spend(coin.tx_id, coin.index)
-        base: AvaxBaseTx = tx.unsigned.base  # type: ignore[attr-defined]
-        for i, out in enumerate(base.outputs):
-            self.utxos.add(Coin(tx_id, i, out.asset_id, out.output))
-        return tx_id
-
-    # -- txs: transfers and atomic ---------------------------------------------------------------
+    # -- txs: transfers (export and import_ are UtxoChainSim's) ----------------------------------
 
     def transfer(self, sender: SecpKey, recipient: bytes, amount: int, memo: bytes = b"") -> Any:
         spend = self._pay_from(sender, amount + FEE)
         unsigned = BaseTx(self._base(spend, [transfer(AVAX_ASSET_ID, amount, recipient)], memo))
         tx = sign_p(unsigned, spend.signers)
         self._apply_base(tx, spend)
-        return tx
-
-    def export(self, sender: SecpKey, destination: bytes, recipient: bytes, amount: int) -> Any:
-        spend = self._pay_from(sender, amount + FEE)
-        exported = (transfer(AVAX_ASSET_ID, amount, recipient),)
-        unsigned = ExportTx(self._base(spend), destination, exported)
-        tx = sign_p(unsigned, spend.signers)
-        tx_id = self._apply_base(tx, spend)
-        first = len(unsigned.base.outputs)
-        for i, out in enumerate(exported):
-            coin = Coin(tx_id, first + i, out.asset_id, out.output)
-            self.shared.put(destination, P_CHAIN_ID, coin, self.state.time)
-        return tx
-
-    def import_(self, user: SecpKey, source: bytes) -> Any:
-        coins = [
-            c
-            for c in self.shared.importable(P_CHAIN_ID, user.address, self.state.time, source)
-            if c.asset == AVAX_ASSET_ID
-        ]
-        total = sum(c.amount for c in coins)
-        if not coins or total <= IMPORT_FEE:
-            raise Skip("nothing to import")
-        coins.sort(key=lambda c: (c.tx_id, c.index))
-        imported = tuple(
-            TransferableInput(c.tx_id, c.index, c.asset, TransferInput(c.amount, (0,)))
-            for c in coins
-        )
-        outs = (transfer(AVAX_ASSET_ID, total - IMPORT_FEE, user.address),)
-        base = AvaxBaseTx(NETWORK_ID, P_CHAIN_ID, sort_outputs(outs, PCHAIN_TABLE), (), b"")
-        unsigned = ImportTx(base, source, imported)
-        tx = sign_p(unsigned, [[user] for _ in imported])
-        tx_id = tx.id_bytes(PCHAIN_TABLE)
-        for c in coins:
-            self.shared.take(P_CHAIN_ID, c)
-        for i, out in enumerate(base.outputs):
-            self.utxos.add(Coin(tx_id, i, out.asset_id, out.output))
         return tx
 
     # -- txs: staking ----------------------------------------------------------------------------
@@ -349,28 +266,15 @@ class PChainSim:
             owners(staker.address),
             shares,
         )
-        tx = sign_p(unsigned, spend.signers)
-        tx_id = self._apply_base(tx, spend)
-        reward = potential_reward(end - start, weight, self.state.supply)
-        self.state.supply += reward
-        self.state.potential_rewards[tx_id] = reward
-        self.state.stakers[tx_id] = Staker(
-            tx_id,
+        return self._add_staker(
+            unsigned,
+            spend,
             "validator",
-            node.node_id,
-            PRIMARY_SUBNET_ID,
-            start,
-            end,
-            weight,
-            reward,
-            stake,
-            len(unsigned.base.outputs),
             owners(staker.address),
-            owners(staker.address),
-            shares,
+            delegation_rewards_owner=owners(staker.address),
+            shares=shares,
             bls_public_key=node.bls.public_key,
         )
-        return tx
 
     def add_delegator(self, validator: Staker, delegator: SecpKey, weight: int, end: int) -> Any:
         start = self.state.time
@@ -385,23 +289,32 @@ class PChainSim:
             stake,
             owners(delegator.address),
         )
+        return self._add_staker(unsigned, spend, "delegator", owners(delegator.address))
+
+    def _add_staker(
+        self, unsigned: Any, spend: Spend, kind: str, rewards_owner: OutputOwners, **more: Any
+    ) -> PChainTx:
+        """Sign and apply a primary-network staking tx, add its potential reward to the supply
+        and record the staker (`more`: the validator-only Staker fields)."""
         tx = sign_p(unsigned, spend.signers)
         tx_id = self._apply_base(tx, spend)
-        reward = potential_reward(end - start, weight, self.state.supply)
+        v = unsigned.validator
+        reward = potential_reward(v.end - v.start, v.weight, self.state.supply)
         self.state.supply += reward
         self.state.potential_rewards[tx_id] = reward
         self.state.stakers[tx_id] = Staker(
             tx_id,
-            "delegator",
-            validator.node_id,
+            kind,
+            v.node_id,
             PRIMARY_SUBNET_ID,
-            start,
-            end,
-            weight,
+            v.start,
+            v.end,
+            v.weight,
             reward,
-            stake,
+            unsigned.stake_outputs,
             len(unsigned.base.outputs),
-            owners(delegator.address),
+            rewards_owner,
+            **more,
         )
         return tx
 
@@ -516,21 +429,11 @@ class PChainSim:
         subnet.manager_chain = manager_chain
         subnet.manager_address = manager_address
         subnet.conversion_tx = tx_id
-        t = self.state.time
         for i, ((node, weight, balance, _key), spec) in enumerate(zip(ordered, specs, strict=True)):
             validation_id = sha256(subnet_id + i.to_bytes(4, "big"))
-            self.state.l1_validators[validation_id] = L1Validator(
-                validation_id,
-                subnet_id,
-                node.node_id,
-                node.bls.public_key,
-                weight,
-                balance,
-                t,
-                t,
-                spec.remaining_balance_owner,
-                spec.deactivation_owner,
-                node.label,
+            refunds, deactivation = spec.remaining_balance_owner, spec.deactivation_owner
+            self._add_l1_validator(
+                validation_id, subnet_id, node, weight, balance, refunds, deactivation
             )
         # Legacy validators stop validating the subnet once it is an L1.
         for s in self.state.current_stakers("subnet_validator", subnet_id):
@@ -591,6 +494,23 @@ class PChainSim:
         tx = sign_p(unsigned, spend.signers)
         self._apply_base(tx, spend)
         validation_id = sha256(encode_pchain_message(message))
+        self._add_l1_validator(
+            validation_id, subnet_id, node, weight, balance, balance_owner, pchain_owner
+        )
+        return tx
+
+    def _add_l1_validator(
+        self,
+        validation_id: bytes,
+        subnet_id: bytes,
+        node: Node,
+        weight: int,
+        balance: int,
+        balance_owner: PChainOwner,
+        deactivation_owner: PChainOwner,
+    ) -> None:
+        """An L1 validator active from now on, its balance as of now."""
+        t = self.state.time
         self.state.l1_validators[validation_id] = L1Validator(
             validation_id,
             subnet_id,
@@ -601,10 +521,9 @@ class PChainSim:
             t,
             t,
             balance_owner,
-            pchain_owner,
+            deactivation_owner,
             node.label,
         )
-        return tx
 
     def set_l1_weight(self, validation_id: bytes, weight: int, payer: SecpKey) -> Any:
         v = self.state.l1_validators.get(validation_id)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from avadata.decode.codec.components import OutputOwners, PChainOwner, TransferableOutput
-from avadata.devnet.evm_config import EvmChainConfig
+from avadata.devnet.primary.l1_config import EvmChainConfig
 
 L1_FEE_PER_SECOND = 512
 

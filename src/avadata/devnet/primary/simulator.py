@@ -27,11 +27,12 @@ from typing import Any
 
 from avadata.decode.codec.atomic import AtomicTx
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE as _P
-from avadata.devnet import uptime
-from avadata.devnet.cchain_atomic import CChainAtomic
-from avadata.devnet.evm_config import EvmChainConfig, devnet_l1_configs
-from avadata.devnet.keys import Keyring, Node, SecpKey
-from avadata.devnet.network_ids import (
+from avadata.devnet.primary import uptime
+from avadata.devnet.primary.cchain_atomic import CChainAtomic
+from avadata.devnet.primary.containers import Container, TxRecord
+from avadata.devnet.primary.keys import Keyring, Node, SecpKey
+from avadata.devnet.primary.l1_config import EvmChainConfig, devnet_l1_configs
+from avadata.devnet.primary.network_ids import (
     AVAX,
     AVAX_ASSET_ID,
     C_CHAIN_ID,
@@ -39,11 +40,11 @@ from avadata.devnet.network_ids import (
     PRIMARY_SUBNET_ID,
     X_CHAIN_ID,
 )
-from avadata.devnet.pchain_sim import PChainSim, Skip
-from avadata.devnet.produced import Container, TxRecord
+from avadata.devnet.primary.pchain_sim import PChainSim
+from avadata.devnet.primary.utxo_book import SharedMemory
+from avadata.devnet.primary.utxo_chain import Skip
+from avadata.devnet.primary.xchain_sim import XChainSim
 from avadata.devnet.schedule import DAY, plan
-from avadata.devnet.utxo_book import SharedMemory
-from avadata.devnet.xchain_sim import XChainSim
 
 MANAGER_ADDRESS = bytes.fromhex("0feedc0de0000000000000000000000000000000")
 GENESIS_SUPPLY = 400_000_000 * AVAX
@@ -106,7 +107,7 @@ class PrimarySim:
 
     def __getstate__(self) -> dict[str, Any]:
         # The scripts are closures (not picklable) and only drive the history; a node saving
-        # its state after the history (primary_node.py) keeps everything else.
+        # its state after the history (node.py) keeps everything else.
         state = dict(self.__dict__)
         if self.history_done:
             state["_p_script"] = []

@@ -27,7 +27,7 @@ from avadata.decode.codec.warp import (
     encode_signed_message,
 )
 from avadata.decode.codec.writer import Writer
-from avadata.devnet.keys import BlsKey, aggregate_signatures
+from avadata.devnet.primary.keys import BlsKey, aggregate_signatures
 
 QUORUM_NUM, QUORUM_DEN = 67, 100
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from avadata.devnet.artifacts import calldata
-from avadata.devnet.creations import CreationActions
-from avadata.devnet.txbuilder import ETHER, GWEI
-from avadata.devnet.world import PendingTx, World
+from avadata.devnet.evm.artifacts import calldata
+from avadata.devnet.evm.chain_mirror import PendingTx, World
+from avadata.devnet.evm.creations import CreationActions
+from avadata.devnet.evm.txbuilder import ETHER, GWEI
 
 __all__ = ["ETHER", "GWEI", "MULTI_IDS", "WEIGHTS", "Actions"]
 
@@ -117,10 +117,14 @@ class Actions(CreationActions):
         sender = self.world.balances.pick_holder(self.rng, token)
         if sender is None:
             return None
+        return self._send_tokens(token, sender, "erc20_transfer", 3)
+
+    def _send_tokens(self, token: str, sender: str, kind: str, share: int) -> PendingTx:
+        """`transfer(to, amount)` of at most 1/share of what `sender` can still spend."""
         to = self.other_user(sender)
-        amount = self.rng.randint(1, max(1, self.world.balances.available(token, sender) // 3))
+        amount = self.rng.randint(1, max(1, self.world.balances.available(token, sender) // share))
         data = calldata("transfer(address,uint256)", to, amount)
-        pending = self.tx(sender, token, "erc20_transfer", 70_000, data)
+        pending = self.tx(sender, token, kind, 70_000, data)
         self.world.balances.debit(token, sender, amount)
         self.world.balances.credit_later(pending, token, to, amount)
         return pending
@@ -194,13 +198,7 @@ class Actions(CreationActions):
         sender = self.world.balances.pick_holder(self.rng, token)
         if sender is None:
             return self.old_token_mint()
-        to = self.other_user(sender)
-        amount = self.rng.randint(1, max(1, self.world.balances.available(token, sender) // 2))
-        data = calldata("transfer(address,uint256)", to, amount)
-        pending = self.tx(sender, token, "old_token_transfer", 70_000, data)
-        self.world.balances.debit(token, sender, amount)
-        self.world.balances.credit_later(pending, token, to, amount)
-        return pending
+        return self._send_tokens(token, sender, "old_token_transfer", 2)
 
     # -- ERC-721 ----------------------------------------------------------------------------
 

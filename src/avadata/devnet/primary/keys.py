@@ -33,7 +33,7 @@ from avadata.decode.codec.ids import (
     ripemd160,
     sha256,
 )
-from avadata.devnet import bls_table
+from avadata.devnet.primary import bls_table
 
 
 def derive(seed: int, label: str) -> bytes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from avadata.devnet.world import PendingTx, World
+from avadata.devnet.evm.chain_mirror import PendingTx, World
 
 GWEI = 10**9
 ETHER = 10**18

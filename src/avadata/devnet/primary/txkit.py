@@ -32,8 +32,8 @@ from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE
 from avadata.decode.codec.signed import with_raw
 from avadata.decode.codec.writer import Writer
 from avadata.decode.codec.xchain import XCHAIN_TABLE, XChainTx
-from avadata.devnet.keys import SecpKey
-from avadata.devnet.utxo_book import Coin, UtxoBook
+from avadata.devnet.primary.keys import SecpKey
+from avadata.devnet.primary.utxo_book import Coin, UtxoBook
 
 _OUTPUT = Inline(TransferableOutput)
 

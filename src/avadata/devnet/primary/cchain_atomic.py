@@ -19,13 +19,12 @@ from avadata.decode.codec.atomic import (
     UnsignedExportTx,
     UnsignedImportTx,
 )
-from avadata.decode.codec.components import TransferableInput, TransferInput
-from avadata.devnet.keys import SecpKey
-from avadata.devnet.network_ids import AVAX_ASSET_ID, C_CHAIN_ID, NETWORK_ID
-from avadata.devnet.pchain_sim import Skip
-from avadata.devnet.produced import C_BLOCK, TxRecord, id_str
-from avadata.devnet.txkit import sign_atomic, sort_outputs, transfer
-from avadata.devnet.utxo_book import Coin, SharedMemory
+from avadata.devnet.primary.containers import C_BLOCK, TxRecord, id_str
+from avadata.devnet.primary.keys import SecpKey
+from avadata.devnet.primary.network_ids import AVAX_ASSET_ID, C_CHAIN_ID, NETWORK_ID
+from avadata.devnet.primary.txkit import sign_atomic, sort_outputs, transfer
+from avadata.devnet.primary.utxo_book import Coin, SharedMemory
+from avadata.devnet.primary.utxo_chain import Skip, importable_avax
 
 FEE = 1_000_000  # nAVAX; coreth's atomic fee is dynamic, the devnet burns a flat one
 
@@ -44,19 +43,7 @@ class CChainAtomic:
         )
 
     def import_(self, user: SecpKey, source: bytes, t: int) -> AtomicTx:
-        coins = [
-            c
-            for c in self.shared.importable(C_CHAIN_ID, user.address, t, source)
-            if c.asset == AVAX_ASSET_ID
-        ]
-        total = sum(c.amount for c in coins)
-        if not coins or total <= FEE:
-            raise Skip("nothing to import")
-        coins.sort(key=lambda c: (c.tx_id, c.index))
-        imported = tuple(
-            TransferableInput(c.tx_id, c.index, c.asset, TransferInput(c.amount, (0,)))
-            for c in coins
-        )
+        coins, imported, total = importable_avax(self.shared, C_CHAIN_ID, user, t, source, FEE)
         address = bytes.fromhex(user.eth_address[2:])
         outs = (EVMOutput(address, total - FEE, AVAX_ASSET_ID),)
         unsigned = UnsignedImportTx(NETWORK_ID, C_CHAIN_ID, source, imported, outs)

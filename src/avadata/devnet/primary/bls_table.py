@@ -5,7 +5,7 @@ start needs one per validator, so the devnet does not derive BLS keys per seed: 
 keyring takes entry (i + seed) mod N of this table, computed once and committed as
 `bls_keys.json`. The secrets are public: devnet keys only. Regenerate (and check) with
 
-    python -m avadata.devnet.bls_table --write     # or --check
+    python -m avadata.devnet.primary.bls_table --write     # or --check
 """
 
 from __future__ import annotations

@@ -21,13 +21,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from avadata.devnet.actions import ETHER, Actions
-from avadata.devnet.anvil import AnvilOptions, AnvilProcess, start_anvil
-from avadata.devnet.artifacts import calldata, create_address, deploy_data
-from avadata.devnet.ledger import ContractRecord, Ledger, SentTx
+from avadata.devnet.evm.actions import ETHER, Actions
+from avadata.devnet.evm.anvil import AnvilOptions, AnvilProcess, start_anvil
+from avadata.devnet.evm.artifacts import calldata, create_address, deploy_data
+from avadata.devnet.evm.chain_mirror import PendingTx, World
+from avadata.devnet.evm.ledger import ContractRecord, Ledger, SentTx
 from avadata.devnet.rpc import Rpc
 from avadata.devnet.schedule import plan
-from avadata.devnet.world import PendingTx, World
 
 DEFAULT_START = 1_735_689_600  # 2025-01-01T00:00:00Z: a fixed start keeps runs identical
 BLOCK_GAS_BUDGET = 27_000_000  # under anvil's 30M limit: a full batch always fits one block

@@ -32,10 +32,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from avadata.devnet.cchain_containers import CContainers, fetch_blocks
-from avadata.devnet.index_store import IndexStore
-from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
-from avadata.devnet.produced import Container
+from avadata.devnet.primary.cchain_containers import CContainers, fetch_blocks
+from avadata.devnet.primary.containers import Container
+from avadata.devnet.primary.index_store import IndexStore
+from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 from avadata.devnet.rpc import Rpc
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,16 @@ class NodeState:
     c: CContainers | None
     last_round: int  # block time (unix seconds) of the last round produced
     jitter: random.Random  # acceptance delays of C containers, seeded: reproducible history
+
+
+def _unpickle(saved: bytes) -> NodeState | None:
+    """The saved state, or None when it names classes this build does not have (a state
+    saved before the devnet's modules moved, say)."""
+    try:
+        state: NodeState = pickle.loads(saved)
+    except (ModuleNotFoundError, AttributeError):
+        return None
+    return state
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,7 @@ class PrimaryNode:
             if saved is None:
                 self._build_history()
             else:
-                self._state = pickle.loads(saved)
+                self._state = _unpickle(saved)
                 if self._state is None or self._state.version != STATE_VERSION:
                     raise RuntimeError(f"{self.path}: state of another avadata version")
                 self._catch_up()

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from avadata.devnet.produced import INDEXES, Container
+from avadata.devnet.primary.containers import INDEXES, Container
 
 CHAINS = ("C", "P", "X")  # avalanchego keeps the indexer flags per chain
 _SCHEMA = """

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from avadata.devnet.ledger import ContractRecord
+from avadata.devnet.evm.ledger import ContractRecord
 
 
 @dataclass

@@ -23,7 +23,7 @@ from eth_hash.auto import keccak
 
 from avadata.decode.codec import api
 from avadata.decode.codec.atomic import ATOMIC_TABLE, AtomicTx
-from avadata.devnet.produced import C_BLOCK, Container, ProposerChain
+from avadata.devnet.primary.containers import C_BLOCK, Container, ProposerChain
 from avadata.devnet.rpc import Rpc
 
 ATOMIC_INTRINSIC_GAS = 10_000  # coreth AtomicTxIntrinsicGas

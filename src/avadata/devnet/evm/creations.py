@@ -11,16 +11,16 @@ import random
 
 from eth_abi.abi import encode
 
-from avadata.devnet.artifacts import (
+from avadata.devnet.evm.artifacts import (
     bytecode,
     calldata,
     create2_address,
     create_address,
     deploy_data,
 )
-from avadata.devnet.ledger import ContractRecord
-from avadata.devnet.txbuilder import ETHER, TxBuilder
-from avadata.devnet.world import PendingTx, World
+from avadata.devnet.evm.chain_mirror import PendingTx, World
+from avadata.devnet.evm.ledger import ContractRecord
+from avadata.devnet.evm.txbuilder import ETHER, TxBuilder
 
 
 class CreationActions(TxBuilder):

@@ -1,6 +1,6 @@
 """The X-chain simulator: signed avm txs, first in DAG vertices, then in linear blocks.
 
-Stage: devnet. Like pchain_sim, it knows how to build, sign and apply txs; `primary_sim`
+Stage: devnet. Like pchain_sim, it knows how to build, sign and apply txs; `simulator`
 decides what to send and when.
 
 History shape: the devnet's X-chain starts in the DAG era (each vertex's txs are indexed in
@@ -24,15 +24,12 @@ from typing import Any
 
 from avadata.decode.codec import api
 from avadata.decode.codec.components import (
-    AvaxBaseTx,
     Credential,
     FxState,
     Input,
     MintOperation,
     MintOutput,
     OutputOwners,
-    TransferableInput,
-    TransferInput,
     TransferOutput,
 )
 from avadata.decode.codec.fields import Iface, TypeTable
@@ -60,24 +57,25 @@ from avadata.decode.codec.xchain_fx import (
     NftTransferOperation,
     NftTransferOutput,
 )
-from avadata.devnet.keys import Keyring, SecpKey
-from avadata.devnet.network_ids import AVAX_ASSET_ID, NETWORK_ID, X_CHAIN_ID
-from avadata.devnet.pchain_sim import Skip
-from avadata.devnet.produced import (
+from avadata.devnet.primary.containers import (
     X_BLOCK,
     X_TX,
     X_VTX,
     Container,
     ProposerChain,
     TxRecord,
-    id_str,
 )
-from avadata.devnet.txkit import InsufficientFunds, Spend, select, sign_x, sort_outputs, transfer
-from avadata.devnet.utxo_book import Coin, SharedMemory, UtxoBook
+from avadata.devnet.primary.keys import Keyring, SecpKey
+from avadata.devnet.primary.network_ids import AVAX_ASSET_ID, X_CHAIN_ID
+from avadata.devnet.primary.txkit import (
+    sign_x,
+    transfer,
+)
+from avadata.devnet.primary.utxo_book import Coin, SharedMemory
+from avadata.devnet.primary.utxo_chain import Skip, UtxoChain, UtxoChainSim
 
 FEE = 1_000_000  # 0.001 AVAX, Fuji's X-chain tx fee
 CREATE_ASSET_FEE = 10_000_000  # 0.01 AVAX
-IMPORT_FEE = FEE
 SECP_FX, NFT_FX = 0, 1  # fx indices on the X-chain (registration order)
 _STATE = Iface(FxState)
 
@@ -103,15 +101,13 @@ def _sorted_states(outputs: Sequence[Any], table: TypeTable = XCHAIN_TABLE) -> t
     return tuple(sorted(outputs, key=key))
 
 
-class XChainSim:
+class XChainSim(UtxoChainSim[XChainTx]):
+    CHAIN = UtxoChain(X_CHAIN_ID, "X", XCHAIN_TABLE, ImportTx, ExportTx, fee=FEE)
+
     def __init__(
         self, seed: int, keys: Keyring, shared: SharedMemory, records: list[TxRecord]
     ) -> None:
-        self.seed = seed
-        self.keys = keys
-        self.shared = shared
-        self.records = records
-        self.utxos = UtxoBook()
+        super().__init__(seed, keys, shared, records)
         self.assets: dict[bytes, Asset] = {
             AVAX_ASSET_ID: Asset(AVAX_ASSET_ID, "Avalanche", "AVAX", 9, "fungible")
         }
@@ -128,19 +124,15 @@ class XChainSim:
         """AVAX UTXOs of the X genesis: outputs of the genesis CreateAssetTx whose ID is the
         AVAX asset ID (so their tx ID is the asset ID, as on every network)."""
         self.time = time
-        for i, (address, amount) in enumerate(allocations):
-            self.utxos.add(
-                Coin(AVAX_ASSET_ID, i, AVAX_ASSET_ID, TransferOutput(amount, 0, 1, (address,)))
-            )
+        self._genesis_coins(AVAX_ASSET_ID, allocations)
+
+    def _now(self) -> int:
+        return self.time
+
+    def _sign(self, unsigned: Any, signers: Sequence[Sequence[SecpKey]]) -> XChainTx:
+        return sign_x(unsigned, signers)
 
     # -- containers -----------------------------------------------------------------------------
-
-    def _record(self, tx: XChainTx, index: str, height: int, t: int) -> None:
-        self.records.append(
-            TxRecord(
-                id_str(tx.id_bytes(XCHAIN_TABLE)), "X", type(tx.unsigned).__name__, index, height, t
-            )
-        )
 
     def vertex(self, t: int, txs: Sequence[XChainTx], accepted_ns: int) -> list[Container]:
         """A DAG vertex (X/vtx) and its txs (X/tx), accepted together."""
@@ -186,33 +178,7 @@ class XChainSim:
             self._record(tx, X_BLOCK, height, t)
         return Container(X_BLOCK, container_id, raw, accepted_ns, t)
 
-    # -- plumbing -------------------------------------------------------------------------------
-
-    def _base(self, spend: Spend, outs: Sequence[Any] = (), memo: bytes = b"") -> AvaxBaseTx:
-        return AvaxBaseTx(
-            NETWORK_ID,
-            X_CHAIN_ID,
-            sort_outputs([*outs, *spend.change], XCHAIN_TABLE),
-            tuple(spend.inputs),
-            memo,
-        )
-
-    def _select(self, payer: SecpKey, needs: dict[bytes, int]) -> Spend:
-        try:
-            return select(self.utxos, payer, needs)
-        except InsufficientFunds as exc:
-            raise Skip(str(exc)) from None
-
-    def _apply_base(self, tx: XChainTx, spend: Spend) -> bytes:
-        tx_id = tx.id_bytes(XCHAIN_TABLE)
-        for coin in spend.coins:
-            self.utxos.spend(coin.tx_id, coin.index)
-        base: AvaxBaseTx = tx.unsigned.base  # type: ignore[attr-defined]
-        for i, out in enumerate(base.outputs):
-            self.utxos.add(Coin(tx_id, i, out.asset_id, out.output))
-        return tx_id
-
-    # -- txs ------------------------------------------------------------------------------------
+    # -- txs (export and import_ are UtxoChainSim's) -----------------------------------------------
 
     def transfer(
         self, sender: SecpKey, recipient: bytes, asset: bytes, amount: int, memo: bytes = b""
@@ -334,43 +300,3 @@ class XChainSim:
         out = NftTransferOutput(coin.output.group_id, coin.output.payload, 0, 1, (recipient,))
         op = NftTransferOperation(Input((0,)), out)
         return self._operation_tx(owner, coin.asset, coin, op, owner, NftCredential, [out])
-
-    def export(
-        self, sender: SecpKey, destination: bytes, recipient: bytes, amount: int
-    ) -> XChainTx:
-        spend = self._select(sender, {AVAX_ASSET_ID: amount + FEE})
-        exported = (transfer(AVAX_ASSET_ID, amount, recipient),)
-        unsigned = ExportTx(self._base(spend), destination, exported)
-        tx = sign_x(unsigned, spend.signers)
-        tx_id = self._apply_base(tx, spend)
-        first = len(unsigned.base.outputs)
-        for i, out in enumerate(exported):
-            self.shared.put(
-                destination, X_CHAIN_ID, Coin(tx_id, first + i, out.asset_id, out.output), self.time
-            )
-        return tx
-
-    def import_(self, user: SecpKey, source: bytes) -> XChainTx:
-        coins = [
-            c
-            for c in self.shared.importable(X_CHAIN_ID, user.address, self.time, source)
-            if c.asset == AVAX_ASSET_ID
-        ]
-        total = sum(c.amount for c in coins)
-        if not coins or total <= IMPORT_FEE:
-            raise Skip("nothing to import")
-        coins.sort(key=lambda c: (c.tx_id, c.index))
-        imported = tuple(
-            TransferableInput(c.tx_id, c.index, c.asset, TransferInput(c.amount, (0,)))
-            for c in coins
-        )
-        outs = (transfer(AVAX_ASSET_ID, total - IMPORT_FEE, user.address),)
-        base = AvaxBaseTx(NETWORK_ID, X_CHAIN_ID, sort_outputs(outs, XCHAIN_TABLE), (), b"")
-        unsigned = ImportTx(base, source, imported)
-        tx = sign_x(unsigned, [[user] for _ in imported])
-        tx_id = tx.id_bytes(XCHAIN_TABLE)
-        for c in coins:
-            self.shared.take(X_CHAIN_ID, c)
-        for i, out in enumerate(base.outputs):
-            self.utxos.add(Coin(tx_id, i, out.asset_id, out.output))
-        return tx

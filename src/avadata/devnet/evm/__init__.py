@@ -1,0 +1,1 @@
+"""The devnet's EVM chains: anvil processes, contract deployment and seeded traffic."""
