@@ -139,7 +139,7 @@ def index(
     engine = make_engine(db)
     migrate(engine)
     if node is not None:
-        from avadata.indexer.primary import index_node
+        from avadata.indexer.primary.run import index_node
 
         def primary() -> None:
             try:

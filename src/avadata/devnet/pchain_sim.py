@@ -68,7 +68,7 @@ from avadata.decode.codec.warp import (
     RegisterL1Validator,
     encode_pchain_message,
 )
-from avadata.decode.primary_reward import potential_reward, split_delegation
+from avadata.decode.primary.reward import potential_reward, split_delegation
 from avadata.devnet import uptime
 from avadata.devnet.evm_config import EvmChainConfig
 from avadata.devnet.keys import Keyring, Node, SecpKey, derive

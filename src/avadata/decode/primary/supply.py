@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from avadata.decode.primary_reward import MAINNET, RewardConfig, potential_reward
+from avadata.decode.primary.reward import MAINNET, RewardConfig, potential_reward
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,14 +27,14 @@ from avadata.decode.codec.pchain_blocks import (
     BanffProposalBlock,
 )
 from avadata.decode.codec.xchain import StopVertex, Vertex
-from avadata.decode.primary_blocks import BlockFacts, block_facts
-from avadata.decode.primary_rows import BlockRows, block_rows, utxo_row
+from avadata.decode.primary.blocks import BlockFacts, block_facts
+from avadata.decode.primary.txs import BlockRows, block_rows, utxo_row
 from avadata.errors import AvadataError, RpcTransportError, SourceError
 from avadata.indexer import outage
 from avadata.sources.index_api import IndexApiSource, decode_hex_bytes, index_url
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
-from avadata.store.primary_supply import estimate_rewards, save_supply_anchor
-from avadata.store.primary_writer import (
+from avadata.store.primary.supply import estimate_rewards, save_supply_anchor
+from avadata.store.primary.writer import (
     get_primary_cursor,
     l1_validations_to_ask,
     replace_staker_live,

@@ -52,8 +52,8 @@ from avadata.decode.codec.warp import (
 )
 from avadata.decode.codec.xchain import XCHAIN_TABLE, CreateAssetTx, OperationTx, Vertex
 from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
-from avadata.decode.primary_blocks import BlockFacts
-from avadata.decode.primary_stakers import StakerRows, staker_rows
+from avadata.decode.primary.blocks import BlockFacts
+from avadata.decode.primary.stakers import StakerRows, staker_rows
 
 TABLES = {"P": PCHAIN_TABLE, "X": XCHAIN_TABLE, "C": ATOMIC_TABLE}
 

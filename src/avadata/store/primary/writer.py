@@ -26,7 +26,7 @@ from sqlalchemy import (
     update,
 )
 
-from avadata.decode.primary_rows import BlockRows, refund_utxo_row
+from avadata.decode.primary.txs import BlockRows, refund_utxo_row
 from avadata.store import dialect
 from avadata.store.schema import (
     primary_address_txs,

@@ -14,15 +14,14 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Path, Query
 
-from avadata.api.data import primary_params as params
-from avadata.api.data import primary_shapes as shapes
 from avadata.api.data.listing import cut, with_token
-from avadata.api.data.primary_shapes import Assets, utxo_json
 from avadata.api.deps import Page, PageSize, PageToken, State, on_store, page, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
-from avadata.store.queries import primary_txs as queries
-from avadata.store.queries import primary_validators as validator_queries
+from avadata.api.primary import params, shapes
+from avadata.api.primary.shapes import Assets, utxo_json
+from avadata.store.primary.queries import txs as queries
+from avadata.store.primary.queries import validators as validator_queries
 
 router = APIRouter(tags=["Primary Network"])
 

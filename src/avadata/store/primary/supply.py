@@ -12,8 +12,8 @@ from __future__ import annotations
 from sqlalchemy import Engine, and_, bindparam, select, update
 from sqlalchemy.orm import aliased
 
-from avadata.decode.primary_stakers import PRIMARY_SUBNET
-from avadata.decode.primary_supply import SupplyEvent, replay, solve_start_supply
+from avadata.decode.primary.stakers import PRIMARY_SUBNET
+from avadata.decode.primary.supply import SupplyEvent, replay, solve_start_supply
 from avadata.store import dialect
 from avadata.store.schema import primary_supply, primary_txs, primary_validations
 
