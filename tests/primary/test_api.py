@@ -13,7 +13,7 @@ from sqlalchemy import event
 
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import bech32_address
-from avadata.indexer.primary.run import index_chain
+from avadata.indexer.primary.chain import index_chain
 from avadata.settings import Settings
 from avadata.store.engine import make_engine, make_reader_engine
 from avadata.store.migrate import migrate

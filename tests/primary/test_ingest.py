@@ -22,7 +22,7 @@ from avadata.decode.codec.components import (
 from avadata.decode.codec.ids import bech32_address, cb58_encode
 from avadata.decode.codec.pchain import BaseTx, PChainTx
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, BanffStandardBlock
-from avadata.indexer.primary.run import index_chain
+from avadata.indexer.primary.chain import index_chain
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
 from avadata.store.primary.writer import get_primary_cursor

@@ -32,7 +32,7 @@ from avadata.devnet.pchain_state import L1_FEE_PER_SECOND
 from avadata.devnet.primary_node import NodeOptions, PrimaryNode
 from avadata.devnet.primary_sim import PrimaryConfig, PrimarySim
 from avadata.devnet.produced import X_VTX
-from avadata.indexer.primary import run as indexer
+from avadata.indexer.primary import refunds as indexer
 from avadata.settings import Settings
 from avadata.sources.jsonrpc import JsonRpcClient
 from tests.api.http import TestClient

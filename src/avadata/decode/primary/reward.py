@@ -1,4 +1,5 @@
-"""Primary-network staking reward (avalanchego vms/platformvm/reward, pre-Helicon).
+"""Primary-network staking reward (avalanchego vms/platformvm/reward, pre-Helicon), and what
+a rewarded staker was paid, read off the reward UTXOs the node keeps.
 
 Integer arithmetic only: the Go code divides big ints one after another (÷(MP×1e6), ÷C, ÷MP),
 which equals one floor of the whole fraction; floats would drift on 1e17-sized supplies.
@@ -6,7 +7,12 @@ which equals one floor of the whole fraction; floats would drift on 1e17-sized s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from avadata.decode.codec.components import UTXO
+from avadata.decode.primary.utxos import utxo_record
+from avadata.primary.records import Reward, Utxo
 
 PERCENT_DENOMINATOR = 1_000_000
 
@@ -43,3 +49,33 @@ def split_delegation(potential: int, shares: int) -> tuple[int, int]:
     """(delegator's part, validator's fee) of a delegator's reward; shares in parts per 1e6."""
     delegator = (PERCENT_DENOMINATOR - shares) * potential // PERCENT_DENOMINATOR
     return delegator, potential - delegator
+
+
+def paid_reward(
+    staker_tx_hash: str,
+    kind: str,
+    committed: bool,
+    utxos: Sequence[UTXO],
+    reward_addresses: Sequence[str],
+) -> tuple[Reward, list[Utxo]]:
+    """The reward a staker of `kind` got, split as the Data API shows it, from its reward UTXOs
+    (platform.getRewardUTXOs): a committed validator's first one is its own reward, the rest
+    (and all of an aborted one's) its delegators' fees; a delegator's are all its own."""
+    ordered = sorted(utxos, key=lambda u: u.output_index)
+    amounts = [int(getattr(u.output, "amount", 0)) for u in ordered]
+    if kind == "validator" and committed and ordered:
+        types = ["VALIDATOR"] + ["VALIDATOR_FEE"] * (len(ordered) - 1)
+        validation, delegation = amounts[0], sum(amounts[1:])
+    elif kind == "validator":
+        types = ["VALIDATOR_FEE"] * len(ordered)
+        validation, delegation = 0, sum(amounts)
+    else:
+        types = ["DELEGATOR"] * len(ordered)
+        validation, delegation = sum(amounts), 0
+    first = reward_addresses[0] if reward_addresses else None
+    hrp = first.split("-", 1)[-1].split("1", 1)[0] if first else "avax"
+    records = [
+        utxo_record("P", u, hrp)._replace(reward_type=reward_type)
+        for u, reward_type in zip(ordered, types, strict=True)
+    ]
+    return Reward(staker_tx_hash, validation, delegation, committed), records

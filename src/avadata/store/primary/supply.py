@@ -1,19 +1,19 @@
-"""Potential rewards of primary stakers from the reward formula: the node's supply anchor in,
-the staking history out of the store, each staker's `formula_reward` back in.
+"""The rows behind the supply replay: the node's supply anchor, the staking history, and each
+primary staker's `formula_reward` written back.
 
-The replay and the bisection are decode/primary_supply.py's; this module only moves rows.
-Approximations (docs/primary.md): a pre-Durango staker counts from its start time, ordered
-among same-second events by the block that added it; a staker whose reward tx was indexed
-before revision 0009 (`reward_committed` NULL) counts as paid.
+Stage: store. The replay and the bisection are decode/primary/supply.py's, called by
+indexer/primary/supply.py; this module only moves rows. A staker whose reward tx was indexed
+before revision 0009 (`reward_committed` NULL) counts as paid (docs/primary.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sqlalchemy import Engine, and_, bindparam, select, update
 from sqlalchemy.orm import aliased
 
-from avadata.decode.primary.stakers import PRIMARY_SUBNET
-from avadata.decode.primary.supply import SupplyEvent, replay, solve_start_supply
+from avadata.primary.records import PRIMARY_SUBNET, RewardForfeited, StakerAdded, SupplyAnchor
 from avadata.store import dialect
 from avadata.store.schema import primary_supply, primary_txs, primary_validations
 
@@ -32,8 +32,19 @@ def save_supply_anchor(engine: Engine, supply: int, height: int) -> None:
         conn.execute(stmt, [{"subnet_id": PRIMARY_SUBNET, "supply": supply, "height": height}])
 
 
-def supply_events(engine: Engine) -> list[SupplyEvent]:
-    """Every primary staker's add and every aborted reward, in chain order."""
+def supply_anchor(engine: Engine) -> SupplyAnchor | None:
+    with engine.connect() as conn:
+        anchor = conn.execute(
+            select(primary_supply).where(primary_supply.c.subnet_id == PRIMARY_SUBNET)
+        ).first()
+    if anchor is None:
+        return None
+    start = None if anchor.start_supply is None else int(anchor.start_supply)
+    return SupplyAnchor(int(anchor.supply), int(anchor.height), start)
+
+
+def staking_history(engine: Engine) -> tuple[list[StakerAdded], list[RewardForfeited]]:
+    """Every primary staker's add, and every reward tx that did not pay its staker."""
     added = aliased(primary_txs)
     ended = aliased(primary_txs)
     on_p = added.c.blockchain_id == "P"
@@ -55,42 +66,26 @@ def supply_events(engine: Engine) -> list[SupplyEvent]:
         .join(ended, and_(ended.c.blockchain_id == "P", ended.c.tx_hash == v.reward_tx_hash))
         .where(v.reward_committed.is_(False), v.subnet_id == PRIMARY_SUBNET)
     )
-    keyed: list[tuple[tuple[int, int, int], SupplyEvent]] = []
     with engine.connect() as conn:
-        for r in conn.execute(adds):
-            # A staker counts from its start: its block's time since Durango, later before.
-            at = max(int(r.start_ts), int(r.block_timestamp))
-            height = int(r.block_number)
-            event = SupplyEvent(
-                "add", r.tx_hash, height, int(r.end_ts) - int(r.start_ts), int(r.amount_staked)
+        return [
+            StakerAdded(
+                r.tx_hash,
+                int(r.start_ts),
+                int(r.end_ts),
+                int(r.amount_staked),
+                int(r.block_timestamp),
+                int(r.block_number),
+                int(r.tx_index),
             )
-            keyed.append(((at, height, int(r.tx_index)), event))
-        for f in conn.execute(forfeits):
-            height = int(f.block_number)
-            event = SupplyEvent("forfeit", f.tx_hash, height)
-            keyed.append(((int(f.block_timestamp), height, int(f.tx_index)), event))
-    keyed.sort(key=lambda k: k[0])
-    return [e for _, e in keyed]
+            for r in conn.execute(adds)
+        ], [
+            RewardForfeited(f.tx_hash, int(f.block_timestamp), int(f.block_number), int(f.tx_index))
+            for f in conn.execute(forfeits)
+        ]
 
 
-def estimate_rewards(engine: Engine) -> bool:
-    """Recompute every primary staker's formula reward from the anchor; False (and nothing
-    written) without an anchor or when no start supply meets it."""
-    with engine.connect() as conn:
-        anchor = conn.execute(
-            select(primary_supply).where(primary_supply.c.subnet_id == PRIMARY_SUBNET)
-        ).first()
-    if anchor is None:
-        return False
-    events = supply_events(engine)
-    supply, height = int(anchor.supply), int(anchor.height)
-    start = None if anchor.start_supply is None else int(anchor.start_supply)
-    # The start supply found once stays right while the history grows: check, not re-solve.
-    if start is None or replay(events, start, height)[1] != supply:
-        start = solve_start_supply(events, supply, height)
-        if start is None:
-            return False
-    rewards, _ = replay(events, start)
+def save_formula_rewards(engine: Engine, rewards: Mapping[str, int], start_supply: int) -> None:
+    """Each staker's formula reward where it changed, and the start supply that gave them."""
     with engine.begin() as conn:
         stored = dict(
             conn.execute(select(v.tx_hash, v.formula_reward).where(v.formula_reward.is_not(None)))
@@ -112,6 +107,5 @@ def estimate_rewards(engine: Engine) -> bool:
         conn.execute(
             update(primary_supply)
             .where(primary_supply.c.subnet_id == PRIMARY_SUBNET)
-            .values(start_supply=start)
+            .values(start_supply=start_supply)
         )
-    return True
