@@ -198,3 +198,22 @@ class SupplyAnchor(NamedTuple):
     supply: int
     height: int
     start_supply: int | None
+
+
+class StakerLive(NamedTuple):
+    """The node's view of one current primary staker (platform.getCurrentValidators)."""
+
+    tx_hash: str
+    potential_reward: int
+    delegatee_reward: int
+    uptime: float
+    connected: bool
+
+
+class L1ValidatorLive(NamedTuple):
+    """The node's answer for one L1 validation (platform.getL1Validator)."""
+
+    validation_id: str
+    balance: int
+    removed: bool
+    height: int

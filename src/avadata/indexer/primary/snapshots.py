@@ -1,20 +1,21 @@
 """What only the node knows now, kept as snapshots: the P-chain supply (the supply replay's
 anchor), the current stakers' potential rewards and uptime, the L1 validators' balances.
 
-Stage: indexer (the node's answers -> store). A node without a method leaves the previous
-snapshot.
+Stage: indexer (the node's answers -> decode/primary/snapshots.py -> store). A node without a
+method leaves the previous snapshot.
 """
 
 from __future__ import annotations
 
+from avadata.decode.primary.snapshots import current_stakers, l1_validator_live
 from avadata.errors import AvadataError
 from avadata.sources.jsonrpc import JsonRpcClient
-from avadata.store.primary.supply import save_supply_anchor
-from avadata.store.primary.writer import (
+from avadata.store.primary.snapshots import (
     l1_validations_to_ask,
     replace_staker_live,
     upsert_l1_live,
 )
+from avadata.store.primary.supply import save_supply_anchor
 from avadata.store.types import Engine
 
 
@@ -37,28 +38,7 @@ async def snapshot_stakers(engine: Engine, platform: JsonRpcClient) -> None:
         answer = await platform.call("platform.getCurrentValidators", {})
     except AvadataError:
         return
-    live: list[dict[str, object]] = []
-    for v in answer.get("validators") or []:
-        live.append(
-            {
-                "tx_hash": v["txID"],
-                "potential_reward": int(v.get("potentialReward") or 0),
-                "delegatee_reward": int(v.get("accruedDelegateeReward") or 0),
-                "uptime": float(v.get("uptime") or 0),
-                "connected": bool(v.get("connected")),
-            }
-        )
-        for d in v.get("delegators") or []:
-            live.append(
-                {
-                    "tx_hash": d["txID"],
-                    "potential_reward": int(d.get("potentialReward") or 0),
-                    "delegatee_reward": 0,
-                    "uptime": float(v.get("uptime") or 0),
-                    "connected": bool(v.get("connected")),
-                }
-            )
-    replace_staker_live(engine, live)
+    replace_staker_live(engine, current_stakers(answer))
 
 
 async def snapshot_l1_validators(engine: Engine, platform: JsonRpcClient) -> None:
@@ -75,19 +55,8 @@ async def snapshot_l1_validators(engine: Engine, platform: JsonRpcClient) -> Non
         )
     except AvadataError:
         return
-    live: list[dict[str, object]] = []
-    for vid, answer in zip(wanted, answers, strict=True):
-        if answer.error is not None:
-            if "not found" in str(answer.error.get("message", "")):
-                live.append({"validation_id": vid, "balance": 0, "removed": True, "height": 0})
-            continue
-        result = answer.result or {}
-        live.append(
-            {
-                "validation_id": vid,
-                "balance": int(result.get("balance") or 0),
-                "removed": False,
-                "height": int(result.get("height") or 0),
-            }
-        )
-    upsert_l1_live(engine, live)
+    found = [
+        l1_validator_live(vid, answer.result, answer.error)
+        for vid, answer in zip(wanted, answers, strict=True)
+    ]
+    upsert_l1_live(engine, [x for x in found if x is not None])

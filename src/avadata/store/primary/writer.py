@@ -20,8 +20,6 @@ from sqlalchemy import (
     Select,
     bindparam,
     delete,
-    false,
-    or_,
     select,
     true,
     update,
@@ -44,10 +42,8 @@ from avadata.store.schema import (
     primary_cursors,
     primary_l1_refunds,
     primary_l1_validation_txs,
-    primary_l1_validator_live,
     primary_l1_validators,
     primary_pending_spends,
-    primary_staker_live,
     primary_txs,
     primary_utxos,
     primary_validations,
@@ -360,38 +356,3 @@ def _write_stakers(conn: Connection, rows: Sequence[BlockRows]) -> None:
             )
             .values(remove_tx_hash=x["remove_tx_hash"], remove_timestamp=x["remove_timestamp"])
         )
-
-
-def replace_staker_live(engine: Engine, live: Sequence[dict[str, object]]) -> None:
-    """The node's current stakers as one snapshot: the old one goes in the same transaction."""
-    with engine.begin() as conn:
-        conn.execute(delete(primary_staker_live))
-        if live:
-            conn.execute(primary_staker_live.insert(), list(live))
-
-
-def l1_validations_to_ask(engine: Engine) -> list[str]:
-    """L1 validations whose node view may still change: a removed one never comes back."""
-    v, live = primary_l1_validators.c, primary_l1_validator_live.c
-    stmt = (
-        select(v.validation_id)
-        .outerjoin(primary_l1_validator_live, live.validation_id == v.validation_id)
-        .where(or_(live.removed.is_(None), live.removed == false()))
-        .order_by(v.validation_id)
-    )
-    with engine.connect() as conn:
-        return [str(r) for r in conn.execute(stmt).scalars()]
-
-
-def upsert_l1_live(engine: Engine, live: Sequence[dict[str, object]]) -> None:
-    """The node's answers for these L1 validations, over the previous ones."""
-    if not live:
-        return
-    with engine.begin() as conn:
-        stmt = dialect.upsert(
-            conn,
-            primary_l1_validator_live,
-            keys=("validation_id",),
-            set_=lambda ex: {"balance": ex.balance, "removed": ex.removed, "height": ex.height},
-        )
-        conn.execute(stmt, list(live))
