@@ -22,7 +22,7 @@ from avadata.decode.codec.components import (
     TransferOutput,
 )
 from avadata.decode.codec.ids import bech32_address
-from avadata.indexer.primary import index_chain
+from avadata.indexer.primary.chain import index_chain
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate

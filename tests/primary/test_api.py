@@ -13,7 +13,7 @@ from sqlalchemy import event
 
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import bech32_address
-from avadata.indexer.primary import index_chain
+from avadata.indexer.primary.chain import index_chain
 from avadata.settings import Settings
 from avadata.store.engine import make_engine, make_reader_engine
 from avadata.store.migrate import migrate
@@ -119,7 +119,7 @@ def test_bad_requests(
 def test_too_many_addresses(built: tuple[TestClient, list[str]], route: str) -> None:
     """More addresses than a page can merge is a 400 naming the parameter (at 501 SQLite's
     compound-SELECT limit made it a 500); the most allowed still answers."""
-    from avadata.api.data.primary_params import MAX_ADDRESSES
+    from avadata.api.primary.params import MAX_ADDRESSES
 
     c, _ = built
     owners = [bech32_address(i.to_bytes(2, "big") * 10, "fuji") for i in range(MAX_ADDRESSES + 1)]
@@ -170,7 +170,7 @@ def test_ids_and_addresses_round_trip_through_avalanchejs(
 def test_utxo_threshold_shortens_pages(
     built: tuple[TestClient, list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from avadata.api.data import primary_routes
+    from avadata.api.primary import routes as primary_routes
 
     c, ids = built
     monkeypatch.setattr(primary_routes, "UTXO_THRESHOLD", 3)  # each tx: 1 emitted + 1 consumed

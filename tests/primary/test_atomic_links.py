@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from avadata.decode.codec.atomic import EVMInput, EVMOutput, UnsignedExportTx, UnsignedImportTx
-from avadata.decode.primary_rows import evm_addresses
+from avadata.decode.primary.txs import evm_addresses
 
 AVAX = bytes([7]) * 32
 ALICE = bytes.fromhex("8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC".lower())

@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from avadata.cli.main import app
 from avadata.errors import RpcRefused, SourceError
-from avadata.indexer.primary import index_node
+from avadata.indexer.primary.run import index_node
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
@@ -131,7 +131,7 @@ def test_a_following_indexer_outlives_a_node_outage(
         await task
 
     with (
-        caplog.at_level(logging.WARNING, logger="avadata.indexer.primary"),
+        caplog.at_level(logging.WARNING, logger="avadata.indexer.primary.run"),
         FaultProxy(node, rate=0.0) as proxy,
     ):
         proxy.down = True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from avadata.decode.codec.ids import eth_address_from_pubkey, sha256
-from avadata.decode.primary_rows import utxo_credential
+from avadata.decode.primary.credentials import utxo_credential
 from avadata.devnet.primary.keys import SecpKey
 
 KEY = SecpKey(bytes(31) + b"\x07")

@@ -14,7 +14,7 @@ import pytest
 
 from avadata.decode.codec import api
 from avadata.decode.codec.pchain_blocks import BanffStandardBlock
-from avadata.decode.primary_blocks import block_facts
+from avadata.decode.primary.blocks import block_facts
 from avadata.errors import RpcTransportError
 from avadata.sources.index_api import MAX_FETCH, IndexApiSource, decode_hex_bytes
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy

@@ -22,10 +22,10 @@ from avadata.decode.codec.components import (
 from avadata.decode.codec.ids import bech32_address, cb58_encode
 from avadata.decode.codec.pchain import BaseTx, PChainTx
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, BanffStandardBlock
-from avadata.indexer.primary import index_chain
+from avadata.indexer.primary.chain import index_chain
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
-from avadata.store.primary_writer import get_primary_cursor
+from avadata.store.primary.writer import get_primary_cursor
 from avadata.store.schema import primary_address_txs, primary_txs, primary_utxos
 from tests.primary.test_index_api import _source
 

@@ -29,7 +29,7 @@ from avadata.devnet.evm.traffic import TrafficConfig
 from avadata.devnet.primary.node import NodeOptions, PrimaryNode
 from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 from avadata.devnet.primary.utxo_book import Coin
-from avadata.indexer.primary import index_node
+from avadata.indexer.primary.run import index_node
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from avadata.decode.primary_reward import potential_reward, split_delegation
+from avadata.decode.primary.reward import potential_reward, split_delegation
 
 VECTORS = Path("/work/shared/vectors/reward_calculator.json")
 

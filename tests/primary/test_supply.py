@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from avadata.decode.primary_supply import SupplyEvent, replay, solve_start_supply
-from avadata.indexer.primary import snapshot_supply
+from avadata.decode.primary.supply import SupplyEvent, replay, solve_start_supply
+from avadata.indexer.primary.snapshots import snapshot_supply
+from avadata.indexer.primary.supply import estimate_rewards
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
-from avadata.store.primary_supply import estimate_rewards
 from avadata.store.schema import primary_supply
 
 AVAX = 10**9

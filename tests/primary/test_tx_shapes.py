@@ -32,7 +32,7 @@ from avadata.devnet.primary.node import NodeOptions, PrimaryNode
 from avadata.devnet.primary.pchain_sim import CREATE_FEE, FEE
 from avadata.devnet.primary.pchain_state import L1_FEE_PER_SECOND
 from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
-from avadata.indexer import primary as indexer
+from avadata.indexer.primary import refunds as indexer
 from avadata.settings import Settings
 from avadata.sources.jsonrpc import JsonRpcClient
 from tests.api.http import TestClient

@@ -15,7 +15,7 @@ from avadata.devnet.facade.index_api import index_routes
 from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.server import FacadeServer
 from avadata.devnet.primary.node import PrimaryNode
-from avadata.indexer.primary import index_node
+from avadata.indexer.primary.run import index_node
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
 

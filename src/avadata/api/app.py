@@ -22,8 +22,6 @@ from avadata.api.data import (
     contracts,
     internals,
     nfts,
-    primary_routes,
-    primary_validators,
     transactions,
     transfers,
 )
@@ -32,6 +30,8 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.limits import RateLimitMiddleware
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
+from avadata.api.primary import routes as primary_routes
+from avadata.api.primary import validators as primary_validators
 from avadata.settings import Settings
 from avadata.store.dialect import queries_in_process
 from avadata.store.engine import make_reader_engine

@@ -49,7 +49,8 @@ from avadata.decode.codec.ids import bech32_address, cb58_encode
 from avadata.decode.codec.pchain import BaseTx, PChainTx
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, BanffStandardBlock
 from avadata.devnet.primary.network_ids import AVAX_ASSET_ID
-from avadata.indexer.primary import index_chain, index_node
+from avadata.indexer.primary.chain import index_chain
+from avadata.indexer.primary.run import index_node
 from avadata.sources.index_api import IndexApiSource, IndexedContainer
 from avadata.store.engine import make_engine
 from avadata.store.keys import read_secret

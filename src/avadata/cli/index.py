@@ -193,7 +193,7 @@ def _index_primary(
 ) -> None:
     """Index the primary network: here and now, when it is alone (`beside` off) or a backfill;
     following beside the EVM chains, in its own thread."""
-    from avadata.indexer.primary import index_node
+    from avadata.indexer.primary.run import index_node
 
     def primary() -> None:
         try:

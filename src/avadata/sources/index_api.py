@@ -2,7 +2,7 @@
 
 Sources stage: containers come back as (index, id, raw bytes, node acceptance time). The
 acceptance time is kept only as a fallback: during bootstrap it is the bootstrap time, so the
-indexer takes block timestamps from the block bytes (`decode.primary_blocks`).
+indexer takes block timestamps from the block bytes (`decode.primary.blocks`).
 """
 
 from __future__ import annotations

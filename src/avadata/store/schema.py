@@ -486,7 +486,7 @@ api_secrets = Table(
     PrimaryKeyConstraint("name"),
 )
 
-# Primary network (P, X and C atomic), fed from the Index API by indexer/primary.py.
+# Primary network (P, X and C atomic), fed from the Index API by indexer/primary/.
 # Keyed by the chain's cb58 blockchain ID: these chains have no EVM chain ID for `cursors`.
 primary_cursors = Table(
     "primary_cursors",
@@ -599,7 +599,7 @@ primary_validations = Table(
     # Whether the RewardValidatorTx was committed (paid) or aborted; NULL until it ends.
     Column("reward_committed", Boolean(create_constraint=False)),
     # Primary stakers: the reward formula's potential reward, with the supply replayed from
-    # the staking history (decode/primary_supply.py); NULL until the node's supply anchors it.
+    # the staking history (decode/primary/supply.py); NULL until the node's supply anchors it.
     Column("formula_reward", U256()),
     PrimaryKeyConstraint("tx_hash"),
     Index(None, "node_id", "start_ts", "tx_hash"),

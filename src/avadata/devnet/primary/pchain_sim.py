@@ -65,7 +65,7 @@ from avadata.decode.codec.warp import (
     RegisterL1Validator,
     encode_pchain_message,
 )
-from avadata.decode.primary_reward import potential_reward, split_delegation
+from avadata.decode.primary.reward import potential_reward, split_delegation
 from avadata.devnet.primary import uptime
 from avadata.devnet.primary.containers import P_BLOCK, Container, ProposerChain, TxRecord
 from avadata.devnet.primary.keys import Keyring, Node, SecpKey, derive

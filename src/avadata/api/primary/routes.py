@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import orjson
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 
-from avadata.api.data import primary_params as params
-from avadata.api.data import primary_shapes as shapes
-from avadata.api.data.primary_shapes import Assets, utxo_json
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import Page, PageSize, PageToken, cut, page, with_token
-from avadata.store.queries import primary_txs as queries
-from avadata.store.queries import primary_validators as validator_queries
+from avadata.api.primary import params, shapes
+from avadata.api.primary.shapes import Assets, utxo_json
+from avadata.store.primary.queries import txs as queries
+from avadata.store.primary.queries import validators as validator_queries
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["Primary Network"])
 
@@ -66,21 +66,50 @@ def _utxo_threshold(
     return served, token
 
 
-def _tx_list(
-    st: State,
-    route: str,
+class TxFilters(NamedTuple):
+    """The query both transaction lists share."""
+
+    tx_types: list[str] | None
+    start: int | None
+    end: int | None
+    page_token: str | None
+    page_size: int
+    sort_order: str | None
+
+
+async def _tx_filters(
+    txTypes: Annotated[list[str] | None, Query()] = None,
+    startTimestamp: Timestamp = None,
+    endTimestamp: Timestamp = None,
+    pageToken: PageToken = None,
+    pageSize: PageSize = 10,
+    sortOrder: SortOrder = None,
+) -> TxFilters:
+    # async: FastAPI runs a sync dependency in a worker thread.
+    return TxFilters(txTypes, startTimestamp, endTimestamp, pageToken, pageSize, sortOrder)
+
+
+TxQuery = Annotated[TxFilters, Depends(_tx_filters)]
+
+
+class TxAsk(NamedTuple):
+    """A transaction list's request, checked."""
+
+    net: str
+    key: str
+    addresses: list[str]
+    types: list[str]
+    l1: str | None
+
+
+def _tx_ask(
     network: str,
     blockchain_id: str,
     addresses: str | None,
-    tx_types: list[str] | None,
-    start: int | None,
-    end: int | None,
-    page_token: str | None,
-    page_size: int,
-    sort_order: str | None,
-    staking: bool = False,
-    l1_validation_id: str | None = None,
-) -> JsonResponse:
+    q: TxFilters,
+    staking: bool,
+    l1_validation_id: str | None,
+) -> TxAsk:
     net = params.network(network)
     key = params.chain(net, blockchain_id)
     if staking and key != "P":
@@ -89,93 +118,138 @@ def _tx_list(
     l1 = params.l1_validation_id(key, l1_validation_id)
     if l1 is not None and addrs:
         raise bad_request("l1ValidationId: lists one validation's txs, not with addresses")
-    if not addrs and l1 is None and (tx_types or start is not None or end is not None):
+    if not addrs and l1 is None and (q.tx_types or q.start is not None or q.end is not None):
         raise bad_request("txTypes, startTimestamp and endTimestamp need addresses")
     if staking and not addrs:
         raise bad_request("addresses: required by transactions:listStaking")
-    if start is not None and end is not None and start > end:
+    if q.start is not None and q.end is not None and q.start > q.end:
         raise bad_request("startTimestamp: must not exceed endTimestamp")
-    types = params.tx_types(tx_types) or (list(STAKING_TYPES) if staking else [])
-    desc = sort_order != "asc"
+    types = params.tx_types(q.tx_types) or (list(STAKING_TYPES) if staking else [])
+    return TxAsk(net, key, addrs, types, l1)
+
+
+def _position(r: Any) -> tuple[int, int, int]:
+    return (int(r.block_timestamp), int(r.block_number), int(r.tx_index))
+
+
+class TxPage(NamedTuple):
+    """One page of txs and what their JSON needs from the store."""
+
+    served: Sequence[Any]
+    token: str | None
+    utxos: Sequence[Any]
+    periods: dict[str, Any]
+    bodies: dict[str, dict[str, Any]]
+    assets: Assets
+    l1_facts: shapes.L1Facts
+    refunds: dict[str, tuple[str, str]]
+
+
+def _tx_page(conn: Connection, ask: TxAsk, q: TxFilters, pg: Page) -> TxPage:
+    key, desc = ask.key, q.sort_order != "asc"
+    rows = queries.list_txs(
+        conn,
+        queries.Window(key, ask.addresses, pg.after, pg.size + 1, desc),
+        tx_types=ask.types,
+        start=q.start,
+        end=q.end,
+        l1_validation=ask.l1,
+    )
+    served, token = cut(rows, pg, _position)
+    utxos = queries.utxos_of_txs(conn, [r.tx_hash for r in served])
+    periods = validator_queries.staking_facts(
+        conn, [r.tx_hash for r in served if r.tx_type in STAKING_TYPES]
+    )
+    served, token = _utxo_threshold(served, token, utxos, pg)
+    bodies = {r.tx_hash: orjson.loads(r.body) for r in served}
+    asset_ids = [u.asset_id for u in utxos]
+    asset_ids += [a for b in bodies.values() for a in shapes.evm_assets(b)]
+    assets = Assets(ask.net, key).load(conn, asset_ids)
+    l1_facts = shapes.L1Facts().load(conn, bodies.values()) if key == "P" else shapes.L1Facts()
+    refunds = queries.l1_refunds(conn, list(bodies)) if key == "P" else {}
+    return TxPage(served, token, utxos, periods, bodies, assets, l1_facts, refunds)
+
+
+def _tx_list(
+    st: State,
+    route: str,
+    network: str,
+    blockchain_id: str,
+    addresses: str | None,
+    q: TxFilters,
+    staking: bool = False,
+    l1_validation_id: str | None = None,
+) -> JsonResponse:
+    ask = _tx_ask(network, blockchain_id, addresses, q, staking, l1_validation_id)
     filters = {
-        "chain": key,
-        "addresses": addrs,
-        "types": types,
-        "s": start,
-        "e": end,
-        "d": desc,
-        "l1": l1,
+        "chain": ask.key,
+        "addresses": ask.addresses,
+        "types": ask.types,
+        "s": q.start,
+        "e": q.end,
+        "d": q.sort_order != "asc",
+        "l1": ask.l1,
     }
-    pg = page(st, route, filters, page_token, page_size, arity=3)
+    pg = page(st, route, filters, q.page_token, q.page_size, arity=3)
     with read_conn(st) as conn:
-        rows = queries.list_txs(
-            conn,
-            key,
-            addrs,
-            pg.after,
-            pg.size + 1,
-            desc=desc,
-            tx_types=types,
-            start=start,
-            end=end,
-            l1_validation=l1,
-        )
-        served, token = cut(
-            rows, pg, lambda r: (int(r.block_timestamp), int(r.block_number), int(r.tx_index))
-        )
-        utxos = queries.utxos_of_txs(conn, [r.tx_hash for r in served])
-        periods = validator_queries.staking_facts(
-            conn, [r.tx_hash for r in served if r.tx_type in STAKING_TYPES]
-        )
-        served, token = _utxo_threshold(served, token, utxos, pg)
-        bodies = {r.tx_hash: orjson.loads(r.body) for r in served}
-        asset_ids = [u.asset_id for u in utxos]
-        asset_ids += [a for b in bodies.values() for a in shapes.evm_assets(b)]
-        assets = Assets(net, key).load(conn, asset_ids)
-        l1_facts = shapes.L1Facts().load(conn, bodies.values()) if key == "P" else shapes.L1Facts()
-        refunds = queries.l1_refunds(conn, list(bodies)) if key == "P" else {}
-    as_string = key != "P" and st.settings.utxo_output_index == "string"
+        found = _tx_page(conn, ask, q, pg)
+    as_string = ask.key != "P" and st.settings.utxo_output_index == "string"
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for u in utxos:
-        emitted[u.tx_hash].append(utxo_json(u, net, assets, key, as_string))
+    for u in found.utxos:
+        emitted[u.tx_hash].append(utxo_json(u, ask.net, found.assets, ask.key, as_string))
         if u.consuming_tx_hash is not None:
-            consumed[u.consuming_tx_hash].append(utxo_json(u, net, assets, key, as_string))
-    txs = []
-    for r in served:
-        body = bodies[r.tx_hash]
-        unlocked = body.pop("_spendCredentials", {})
-        for spent in consumed.get(r.tx_hash, ()):
-            if spent["utxoId"] in unlocked:
-                spent["credentials"] = unlocked[spent["utxoId"]]
-        body.update(
-            {
-                "txHash": r.tx_hash,
-                "blockNumber": str(r.block_number),
-                "blockHash": r.block_hash,
-                "blockTimestamp": int(r.block_timestamp),
-                "consumedUtxos": consumed.get(r.tx_hash, []),
-                "emittedUtxos": emitted.get(r.tx_hash, []),
-            }
-        )
-        refund = refunds.get(r.tx_hash)
-        refunded = next(
-            (int(u["amount"]) for u in body["emittedUtxos"] if refund and u["utxoId"] == refund[0]),
-            0,
-        )
-        shapes.chain_fields(key, net, body, assets, refunded)
-        l1_facts.complete(body, (int(r.block_timestamp), int(r.block_number), int(r.tx_index)))
-        if refunded:
-            shapes.mark_refund(body, refunded)
-        facts = periods.get(r.tx_hash)
-        if facts is not None:
-            body.update(_staking_extras(facts))
-        txs.append(body)
-    chain_info = {
-        "chainName": CHAIN_NAMES[key],
-        "network": "mainnet" if net == "mainnet" else "fuji",
-    }
-    return JsonResponse(with_token({"transactions": txs, "chainInfo": chain_info}, token))
+            consumed[u.consuming_tx_hash].append(
+                utxo_json(u, ask.net, found.assets, ask.key, as_string)
+            )
+    txs = [
+        _tx_json(r, ask, found, consumed.get(r.tx_hash, []), emitted.get(r.tx_hash, []))
+        for r in found.served
+    ]
+    return JsonResponse(
+        with_token({"transactions": txs, "chainInfo": _chain_info(ask.key, ask.net)}, found.token)
+    )
+
+
+def _tx_json(
+    r: Any,
+    ask: TxAsk,
+    found: TxPage,
+    consumed: list[dict[str, Any]],
+    emitted: list[dict[str, Any]],
+) -> dict[str, Any]:
+    body = found.bodies[r.tx_hash]
+    unlocked = body.pop("_spendCredentials", {})
+    for spent in consumed:
+        if spent["utxoId"] in unlocked:
+            spent["credentials"] = unlocked[spent["utxoId"]]
+    body.update(
+        {
+            "txHash": r.tx_hash,
+            "blockNumber": str(r.block_number),
+            "blockHash": r.block_hash,
+            "blockTimestamp": int(r.block_timestamp),
+            "consumedUtxos": consumed,
+            "emittedUtxos": emitted,
+        }
+    )
+    refund = found.refunds.get(r.tx_hash)
+    refunded = next(
+        (int(u["amount"]) for u in body["emittedUtxos"] if refund and u["utxoId"] == refund[0]),
+        0,
+    )
+    shapes.chain_fields(ask.key, ask.net, body, found.assets, refunded)
+    found.l1_facts.complete(body, _position(r))
+    if refunded:
+        shapes.mark_refund(body, refunded)
+    facts = found.periods.get(r.tx_hash)
+    if facts is not None:
+        body.update(_staking_extras(facts))
+    return body
+
+
+def _chain_info(key: str, net: str) -> dict[str, str]:
+    return {"chainName": CHAIN_NAMES[key], "network": "mainnet" if net == "mainnet" else "fuji"}
 
 
 def _staking_extras(facts: Any) -> dict[str, Any]:
@@ -204,30 +278,14 @@ def _staking_extras(facts: Any) -> dict[str, Any]:
 @on_store
 def list_transactions(
     st: State,
+    q: TxQuery,
     network: Network,
     blockchain_id: BlockchainId,
     addresses: Addresses = None,
     l1ValidationId: Annotated[str | None, Query(description="CB58 L1 validation ID")] = None,
-    txTypes: Annotated[list[str] | None, Query()] = None,
-    startTimestamp: Timestamp = None,
-    endTimestamp: Timestamp = None,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-    sortOrder: SortOrder = None,
 ) -> JsonResponse:
     return _tx_list(
-        st,
-        "primary_txs",
-        network,
-        blockchain_id,
-        addresses,
-        txTypes,
-        startTimestamp,
-        endTimestamp,
-        pageToken,
-        pageSize,
-        sortOrder,
-        l1_validation_id=l1ValidationId,
+        st, "primary_txs", network, blockchain_id, addresses, q, l1_validation_id=l1ValidationId
     )
 
 
@@ -240,30 +298,12 @@ def list_transactions(
 @on_store
 def list_staking(
     st: State,
+    q: TxQuery,
     network: Network,
     blockchain_id: BlockchainId,
     addresses: Addresses = None,
-    txTypes: Annotated[list[str] | None, Query()] = None,
-    startTimestamp: Timestamp = None,
-    endTimestamp: Timestamp = None,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-    sortOrder: SortOrder = None,
 ) -> JsonResponse:
-    return _tx_list(
-        st,
-        "primary_staking",
-        network,
-        blockchain_id,
-        addresses,
-        txTypes,
-        startTimestamp,
-        endTimestamp,
-        pageToken,
-        pageSize,
-        sortOrder,
-        staking=True,
-    )
+    return _tx_list(st, "primary_staking", network, blockchain_id, addresses, q, staking=True)
 
 
 @router.get(
@@ -309,11 +349,7 @@ def list_utxos(
     with read_conn(st) as conn:
         rows = queries.list_utxos(
             conn,
-            key,
-            addrs,
-            pg.after,
-            pg.size + 1,
-            desc=desc,
+            queries.Window(key, addrs, pg.after, pg.size + 1, desc),
             include_spent=includeSpent,
             min_amount=minUtxoAmount,
             asset_id=asset,
@@ -336,16 +372,4 @@ def list_utxos(
         if creds is not None:
             out["credentials"] = creds
         utxos.append(out)
-    chain_info = {
-        "chainName": CHAIN_NAMES[key],
-        "network": "mainnet" if net == "mainnet" else "fuji",
-    }
-    return JsonResponse(
-        with_token(
-            {
-                "utxos": utxos,
-                "chainInfo": chain_info,
-            },
-            token,
-        )
-    )
+    return JsonResponse(with_token({"utxos": utxos, "chainInfo": _chain_info(key, net)}, token))

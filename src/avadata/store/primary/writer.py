@@ -9,7 +9,7 @@ the order the chains were indexed in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
@@ -17,17 +17,24 @@ from sqlalchemy import (
     BindParameter,
     Connection,
     Engine,
+    Select,
     bindparam,
     delete,
-    false,
-    or_,
     select,
     true,
     update,
 )
 
-from avadata.decode.primary_rows import BlockRows, refund_utxo_row
+from avadata.records.primary import Block, SpentRefund, Utxo
 from avadata.store import dialect
+from avadata.store.primary.prepare import (
+    BlockRows,
+    address_tx_rows,
+    address_utxo_rows,
+    block_rows,
+    owner_of,
+    utxo_row,
+)
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
@@ -35,10 +42,8 @@ from avadata.store.schema import (
     primary_cursors,
     primary_l1_refunds,
     primary_l1_validation_txs,
-    primary_l1_validator_live,
     primary_l1_validators,
     primary_pending_spends,
-    primary_staker_live,
     primary_txs,
     primary_utxos,
     primary_validations,
@@ -58,16 +63,24 @@ def get_primary_cursor(engine: Engine | Connection, blockchain_id: str) -> int |
     return None if value is None else int(value)
 
 
+# Rebuilds an L1 refund UTXO from what spent it (decode/primary/utxos.rebuilt_refund): passed
+# in, as making the UTXO's bytes is the codec's business, not the store's.
+RebuildRefund = Callable[[SpentRefund], Utxo]
+
+
 def write_blocks(
     engine: Engine,
     blockchain_id: str,
-    rows: Sequence[BlockRows],
+    blocks: Sequence[Block],
     last_index: int,
     last_id: str,
     cursor: str | None = None,
+    *,
+    rebuild_refund: RebuildRefund,
 ) -> None:
     """`cursor` names the index the containers came from when it is not the chain's only one
     (the X-chain's vertex index next to its block index)."""
+    rows = [block_rows(blockchain_id, b) for b in blocks]
     with engine.begin() as conn:
         for table, key in (
             (primary_txs, "txs"),
@@ -86,7 +99,8 @@ def write_blocks(
         applied = _apply_pending(conn, [i for r in rows for i in r.exported_ids])
         spends = [s for r in rows for s in r.spends]
         _park_imports(conn, [s for s in spends if s.get("imported")])
-        _restore_spent_refunds(conn, blockchain_id, [s for s in spends if not s.get("imported")])
+        own = [s for s in spends if not s.get("imported")]
+        _restore_spent_refunds(conn, blockchain_id, own, rebuild_refund)
         # Spends in order after all inserts: a UTXO created and spent in one batch is found.
         _spend(conn, spends)
         _link_spenders(conn, [*(str(s["utxo_id"]) for s in spends), *applied])
@@ -208,7 +222,10 @@ def _link_spenders(conn: Connection, utxo_ids: Sequence[str]) -> None:
 
 
 def _restore_spent_refunds(
-    conn: Connection, blockchain_id: str, spends: Sequence[dict[str, Any]]
+    conn: Connection,
+    blockchain_id: str,
+    spends: Sequence[dict[str, Any]],
+    rebuild: RebuildRefund,
 ) -> None:
     """Rows of L1 refund UTXOs the node no longer had when their refund tx was indexed (spent
     by then): the spending input carries the amount and asset, the validation's
@@ -219,68 +236,59 @@ def _restore_spent_refunds(
     if conn.execute(select(primary_l1_refunds.c.utxo_id).limit(1)).first() is None:
         return
     by_id = {str(s["utxo_id"]): s for s in spends if s.get("amount") is not None}
-    f, t, v, u = primary_l1_refunds.c, primary_txs.c, primary_l1_validators.c, primary_utxos.c
     for part in _chunks(list(by_id)):
-        found = conn.execute(
-            select(
-                f.utxo_id,
-                f.output_index,
-                v.remaining_balance_owner,
-                t.tx_hash,
-                t.block_number,
-                t.block_timestamp,
-                t.tx_index,
-            )
-            .join(primary_txs, (t.blockchain_id == blockchain_id) & (t.tx_hash == f.tx_hash))
-            .join(primary_l1_validators, v.validation_id == f.validation_id)
-            .outerjoin(primary_utxos, u.utxo_id == f.utxo_id)
-            .where(
-                f.utxo_id.in_(list(part)),
-                u.utxo_id.is_(None),
-                v.remaining_balance_owner.is_not(None),
-            )
-        ).all()
-        for r in found:
+        for r in conn.execute(_lost_refunds(blockchain_id, part)).all():
             spend = by_id[r.utxo_id]
-            owner = orjson.loads(r.remaining_balance_owner)
-            row = refund_utxo_row(
-                blockchain_id,
-                str(r.tx_hash),
-                int(r.output_index),
-                str(spend["asset_id"]),
-                int(spend["amount"]),
-                owner,
-                int(r.block_number),
-                int(r.block_timestamp),
+            ts, height = int(r.block_timestamp), int(r.block_number)
+            utxo = rebuild(
+                SpentRefund(
+                    str(r.tx_hash),
+                    int(r.output_index),
+                    str(spend["asset_id"]),
+                    int(spend["amount"]),
+                    owner_of(r.remaining_balance_owner),
+                    height,
+                    ts,
+                )
             )
-            addresses = row.pop("_addresses")
-            conn.execute(dialect.insert_or_ignore(conn, primary_utxos), [row])
+            conn.execute(
+                dialect.insert_or_ignore(conn, primary_utxos),
+                [utxo_row(blockchain_id, utxo, height, ts)],
+            )
             conn.execute(
                 dialect.insert_or_ignore(conn, primary_address_utxos),
-                [
-                    {
-                        "address": a,
-                        "chain_id": blockchain_id,
-                        "block_timestamp": r.block_timestamp,
-                        "utxo_id": r.utxo_id,
-                    }
-                    for a in addresses
-                ],
+                address_utxo_rows(blockchain_id, utxo, ts),
             )
             conn.execute(
                 dialect.insert_or_ignore(conn, primary_address_txs),
-                [
-                    {
-                        "address": a,
-                        "blockchain_id": blockchain_id,
-                        "block_timestamp": r.block_timestamp,
-                        "block_number": r.block_number,
-                        "tx_index": r.tx_index,
-                        "tx_hash": r.tx_hash,
-                    }
-                    for a in addresses
-                ],
+                address_tx_rows(
+                    blockchain_id, utxo.addresses, height, ts, int(r.tx_index), str(r.tx_hash)
+                ),
             )
+
+
+def _lost_refunds(blockchain_id: str, utxo_ids: Sequence[str]) -> Select[Any]:
+    """The refunds among these UTXOs with no row yet whose owner is known."""
+    f, t, v, u = primary_l1_refunds.c, primary_txs.c, primary_l1_validators.c, primary_utxos.c
+    return (
+        select(
+            f.utxo_id,
+            f.output_index,
+            v.remaining_balance_owner,
+            t.tx_hash,
+            t.block_number,
+            t.block_timestamp,
+            t.tx_index,
+        )
+        .join(primary_txs, (t.blockchain_id == blockchain_id) & (t.tx_hash == f.tx_hash))
+        .join(primary_l1_validators, v.validation_id == f.validation_id)
+        .outerjoin(primary_utxos, u.utxo_id == f.utxo_id)
+        .where(
+            f.utxo_id.in_(list(utxo_ids)),
+            u.utxo_id.is_(None),
+            v.remaining_balance_owner.is_not(None),
+        )
+    )
 
 
 def _park_imports(conn: Connection, imports: Sequence[dict[str, object]]) -> None:
@@ -316,11 +324,11 @@ def _park_imports(conn: Connection, imports: Sequence[dict[str, object]]) -> Non
 def _write_stakers(conn: Connection, rows: Sequence[BlockRows]) -> None:
     """Open validation periods, then close the ones a reward or removal ends (in that order:
     a period opened and closed in one batch is found). Replays set the same values."""
-    opened = [o for r in rows for o in r.stakers.opened]
+    opened = [o for r in rows for o in r.opened]
     if opened:
         conn.execute(dialect.insert_or_ignore(conn, primary_validations), opened)
     v = primary_validations.c
-    rewarded = [x for r in rows for x in r.stakers.rewarded]
+    rewarded = [x for r in rows for x in r.rewarded]
     if rewarded:
         conn.execute(
             update(primary_validations)
@@ -334,7 +342,7 @@ def _write_stakers(conn: Connection, rows: Sequence[BlockRows]) -> None:
             ),
             rewarded,
         )
-    removed = [x for r in rows for x in r.stakers.removed]
+    removed = [x for r in rows for x in r.removed]
     for x in removed:
         conn.execute(
             update(primary_validations)
@@ -348,38 +356,3 @@ def _write_stakers(conn: Connection, rows: Sequence[BlockRows]) -> None:
             )
             .values(remove_tx_hash=x["remove_tx_hash"], remove_timestamp=x["remove_timestamp"])
         )
-
-
-def replace_staker_live(engine: Engine, live: Sequence[dict[str, object]]) -> None:
-    """The node's current stakers as one snapshot: the old one goes in the same transaction."""
-    with engine.begin() as conn:
-        conn.execute(delete(primary_staker_live))
-        if live:
-            conn.execute(primary_staker_live.insert(), list(live))
-
-
-def l1_validations_to_ask(engine: Engine) -> list[str]:
-    """L1 validations whose node view may still change: a removed one never comes back."""
-    v, live = primary_l1_validators.c, primary_l1_validator_live.c
-    stmt = (
-        select(v.validation_id)
-        .outerjoin(primary_l1_validator_live, live.validation_id == v.validation_id)
-        .where(or_(live.removed.is_(None), live.removed == false()))
-        .order_by(v.validation_id)
-    )
-    with engine.connect() as conn:
-        return [str(r) for r in conn.execute(stmt).scalars()]
-
-
-def upsert_l1_live(engine: Engine, live: Sequence[dict[str, object]]) -> None:
-    """The node's answers for these L1 validations, over the previous ones."""
-    if not live:
-        return
-    with engine.begin() as conn:
-        stmt = dialect.upsert(
-            conn,
-            primary_l1_validator_live,
-            keys=("validation_id",),
-            set_=lambda ex: {"balance": ex.balance, "removed": ex.removed, "height": ex.height},
-        )
-        conn.execute(stmt, list(live))

@@ -14,14 +14,14 @@ from typing import Annotated, Any, Literal
 import orjson
 from fastapi import APIRouter, Path, Query
 
-from avadata.api.data import primary_params as params
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
+from avadata.api.primary import params
 from avadata.decode.codec.ids import parse_node_id
 from avadata.decode.codec.reader import DecodeError
-from avadata.store.queries import primary_validators as queries
+from avadata.store.primary.queries import validators as queries
 
 router = APIRouter(tags=["Primary Network"])
 

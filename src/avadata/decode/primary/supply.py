@@ -1,5 +1,5 @@
 """The P-chain's current supply, replayed from its staking history, and each primary staker's
-potential reward (the reward formula's input is that supply: decode/primary_reward.py).
+potential reward (the reward formula's input is that supply: decode/primary/reward.py).
 
 avalanchego moves the supply twice per primary-network staker: + its potential reward when
 the staker becomes current, − that reward when a RewardValidatorTx does not pay it (an abort).
@@ -9,7 +9,9 @@ the curve (platform.getCurrentSupply: the supply at a height); the supply after 
 to that height never decreases as C0 grows (each step adds a reward that shrinks far slower
 than C0 grows), so a bisection finds C0, and with it every potential reward.
 
-Pure functions over plain data: the indexer loads the events, these compute.
+Pure functions over plain data: the store loads the staking history, these compute
+(indexer/primary/supply.py wires the two). Approximations (docs/primary.md): a pre-Durango
+staker counts from its start time, ordered among same-second events by the block that added it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from avadata.decode.primary_reward import MAINNET, RewardConfig, potential_reward
+from avadata.decode.primary.reward import MAINNET, RewardConfig, potential_reward
+from avadata.records.primary import RewardForfeited, StakerAdded
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +73,20 @@ def solve_start_supply(
         else:
             hi = mid
     return lo if replay(events, lo, height, cfg)[1] == supply else None
+
+
+def supply_events(
+    adds: Sequence[StakerAdded], forfeits: Sequence[RewardForfeited]
+) -> list[SupplyEvent]:
+    """Every primary staker's add and every aborted reward, in chain order."""
+    keyed: list[tuple[tuple[int, int, int], SupplyEvent]] = []
+    for a in adds:
+        # A staker counts from its start: its block's time since Durango, later before.
+        at = max(a.start_ts, a.block_timestamp)
+        event = SupplyEvent("add", a.tx_hash, a.height, a.end_ts - a.start_ts, a.amount_staked)
+        keyed.append(((at, a.height, a.tx_index), event))
+    for f in forfeits:
+        event = SupplyEvent("forfeit", f.staker_tx_hash, f.height)
+        keyed.append(((f.block_timestamp, f.height, f.tx_index), event))
+    keyed.sort(key=lambda k: k[0])
+    return [e for _, e in keyed]

@@ -66,7 +66,7 @@ def chain(net: str, value: str) -> str:
     return key
 
 
-# A page over several addresses merges one branch per address (store/queries/primary_txs.py):
+# A page over several addresses merges one branch per address (store/primary/queries/txs.py):
 # SQLite refuses a compound SELECT of more than 500 terms, and each shape is kept built.
 MAX_ADDRESSES = 256
 

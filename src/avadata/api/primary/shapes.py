@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection
 
-from avadata.api.data import primary_params as params
+from avadata.api.primary import params
 from avadata.decode.codec import api
 from avadata.decode.codec.xchain import XCHAIN_TABLE
 from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
-from avadata.store.queries import primary_txs as queries
+from avadata.store.primary.queries import txs as queries
+from avadata.store.types import Connection
 
 AVAX_IDS = {
     "mainnet": "FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMRNDDCYvtSaW",

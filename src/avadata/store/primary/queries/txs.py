@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import (
@@ -39,6 +39,17 @@ from avadata.store.schema import (
 )
 
 Position = tuple[int | str, ...]
+
+
+class Window(NamedTuple):
+    """The page a list asks for: one chain's rows of these addresses (none: every row), after
+    `after` in the page's direction, at most `limit` of them."""
+
+    chain: str
+    addresses: Sequence[str]
+    after: Position | None
+    limit: int
+    desc: bool = True
 
 
 def _after(
@@ -72,17 +83,14 @@ def _tops_of(
 
 def list_txs(
     conn: Connection,
-    chain: str,
-    addresses: Sequence[str],
-    after: Position | None,
-    limit: int,
+    window: Window,
     *,
-    desc: bool = True,
     tx_types: Sequence[str] = (),
     start: int | None = None,
     end: int | None = None,
     l1_validation: str | None = None,
 ) -> Sequence[Any]:
+    chain, addresses, after, limit, desc = window
     t = primary_txs.c
     if l1_validation is not None:
         v = primary_l1_validation_txs.c
@@ -172,17 +180,14 @@ def utxos_of_txs(conn: Connection, tx_hashes: Sequence[str]) -> Sequence[Row[tup
 
 def list_utxos(
     conn: Connection,
-    chain: str,
-    addresses: Sequence[str],
-    after: Position | None,
-    limit: int,
+    window: Window,
     *,
-    desc: bool = True,
     include_spent: bool = False,
     min_amount: int = 0,
     asset_id: str | None = None,
     by_amount: bool = False,
 ) -> Sequence[Any]:
+    chain, addresses, after, limit, desc = window
     stmt = _address_utxos_statement(
         len(set(addresses)),
         desc,
@@ -244,7 +249,7 @@ def spend_credentials(
     conn: Connection, spenders: Sequence[tuple[str, str]]
 ) -> dict[str, dict[str, Any]]:
     """tx hash -> {UTXO ID: credentials} of these (blockchain, tx hash) consuming txs: what
-    the indexer kept from each one's credentials (decode/primary_rows.spend_credentials)."""
+    the indexer kept from each one's credentials (decode/primary/credentials.spend_credentials)."""
     wanted = sorted(set(spenders))
     if not wanted:
         return {}

@@ -1,0 +1,1 @@
+"""The Data API's primary-network routes: transactions, UTXOs, validators."""

@@ -1,0 +1,1 @@
+"""The primary-network indexer: Index API and platform API -> decode -> store."""

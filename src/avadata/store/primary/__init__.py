@@ -1,0 +1,1 @@
+"""The primary network's tables: records to rows, the write transaction, supply rows."""

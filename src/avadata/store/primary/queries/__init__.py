@@ -1,0 +1,1 @@
+"""Keyset and lookup queries over the primary network's tables, for the Data API."""
