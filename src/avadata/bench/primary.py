@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import func, select
 
 # The token layout is paging.py's; the bench re-signs a token, it does not invent one.
 from avadata.api.paging import PageCodec
@@ -55,12 +54,7 @@ from avadata.sources.index_api import IndexApiSource, IndexedContainer
 from avadata.store.engine import make_engine
 from avadata.store.keys import read_secret
 from avadata.store.migrate import migrate
-from avadata.store.schema import (
-    primary_address_txs,
-    primary_address_utxos,
-    primary_cursors,
-    primary_txs,
-)
+from avadata.store.queries import offsets
 
 BASE = "/v1/networks/fuji/blockchains/p-chain"
 HOT = hashlib.sha256(b"avadata bench primary: hot").digest()[:20]
@@ -140,18 +134,8 @@ def measure_ingest(p_blocks: int, x_blocks: int, seed: int = 1) -> IngestResult:
         asyncio.run(index_node(engine, url, once=True))
         seconds = time.perf_counter() - t0
         with engine.connect() as conn:
-            cur = primary_cursors.c
-            containers = {
-                str(b): int(i) + 1
-                for b, i in conn.execute(select(cur.blockchain_id, cur.container_index))
-            }
-            t = primary_txs.c
-            txs = {
-                str(b): int(n)
-                for b, n in conn.execute(
-                    select(t.blockchain_id, func.count()).group_by(t.blockchain_id)
-                )
-            }
+            containers = offsets.primary_containers(conn)
+            txs = offsets.primary_tx_counts(conn)
         engine.dispose()
     finally:
         with contextlib.suppress(OSError):  # a node that died has no pipe left to read it
@@ -250,19 +234,15 @@ def build_store(utxos: int, db: str | None = None) -> Store:
         asyncio.run(index_chain(engine, _MemoryIndex(blocks), "P", "P", batch=20))
     seconds = time.perf_counter() - t0
     with engine.connect() as conn:
-        txs = int(conn.execute(select(func.count()).select_from(primary_txs)).scalar() or 0)
+        txs = sum(offsets.primary_tx_counts(conn).values())
     count = _hot_utxos(engine, hot)
     engine.dispose()
     return Store(url, hot, count, txs, seconds)
 
 
 def _hot_utxos(engine: Any, hot: str) -> int:
-    a = primary_address_utxos.c
     with engine.connect() as conn:
-        found = conn.execute(
-            select(func.count()).select_from(primary_address_utxos).where(a.address == hot)
-        ).scalar()
-    return int(found or 0)
+        return offsets.address_utxo_count(conn, hot)
 
 
 # -- the endpoints under load -------------------------------------------------------------------
@@ -301,27 +281,10 @@ def _deep_positions(store: Store, rows_in: int) -> dict[str, tuple[int | str, ..
     (newest first), found by one OFFSET query each, never by the server."""
     engine = make_engine(store.db)
     with engine.connect() as conn:
-        x = primary_address_txs.c
-        tx = conn.execute(
-            select(x.block_timestamp, x.block_number, x.tx_index)
-            .where(x.address == store.hot, x.blockchain_id == "P")
-            .order_by(x.block_timestamp.desc(), x.block_number.desc(), x.tx_index.desc())
-            .offset(rows_in - 1)
-            .limit(1)
-        ).one()
-        a = primary_address_utxos.c
-        utxo = conn.execute(
-            select(a.block_timestamp, a.utxo_id)
-            .where(a.address == store.hot, a.chain_id == "P")
-            .order_by(a.block_timestamp.desc(), a.utxo_id.desc())
-            .offset(rows_in - 1)
-            .limit(1)
-        ).one()
+        tx = offsets.address_tx_at(conn, store.hot, "P", rows_in - 1)
+        utxo = offsets.address_utxo_at(conn, store.hot, "P", rows_in - 1)
     engine.dispose()
-    return {
-        "transactions": (int(tx[0]), int(tx[1]), int(tx[2])),
-        "utxos": (int(utxo[0]), str(utxo[1])),
-    }
+    return {"transactions": tx, "utxos": utxo}
 
 
 def _walk_first(client: httpx.Client, path: str, address: str, key: str, pages: int) -> Any:

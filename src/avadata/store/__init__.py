@@ -1,6 +1,7 @@
 """The store: persist records and query them, on SQLite or PostgreSQL behind one interface.
 
-Stage: store, the only package that imports SQLAlchemy. Start here:
+Stage: store, the only package that imports SQLAlchemy (tests/store/test_fence.py); other
+stages name its handles through `store.types`. Start here:
 `make_engine(url)` -> `migrate.migrate(engine)` -> `write_evm_batch(engine, batch)`; reads in
 `reads`.
 See docs/store.md.
