@@ -19,8 +19,6 @@ app.command("devnet", help=devnet.HELP)(devnet.devnet)
 app.command("index", help=index.HELP)(index.index)
 app.command("serve", help=serve.HELP)(serve.serve)
 app.add_typer(serve.keys_app, name="keys")
-# The verb's first name, kept: `avadata bench metrics` is the same command (cli/bench.py).
-metrics.app.command("bench")(bench.metrics)
 app.command("up", help=up.HELP)(up.up)
 app.add_typer(bench.app, name="bench")
 app.add_typer(decode.app, name="decode")
