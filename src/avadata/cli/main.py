@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from avadata.cli import bench, decode, devnet, index, metrics, serve, up
+from avadata.cli import bench, chains, decode, devnet, index, metrics, serve, up
 
 app = typer.Typer(
     name="avadata",
@@ -22,6 +22,7 @@ app.add_typer(serve.keys_app, name="keys")
 # The verb's first name, kept: `avadata bench metrics` is the same command (cli/bench.py).
 metrics.app.command("bench")(bench.metrics)
 app.command("up", help=up.HELP)(up.up)
+app.command("chains", help=chains.HELP)(chains.chains)
 app.add_typer(bench.app, name="bench")
 app.add_typer(decode.app, name="decode")
 app.add_typer(metrics.app, name="metrics")
