@@ -8,6 +8,7 @@ overwrites what the store already holds.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class ChainIdentity:
 
     def merged(self, other: ChainIdentity) -> ChainIdentity:
         """This identity with what `other` says and this one does not (same chain)."""
-        changes: dict[str, object] = {}
+        changes: dict[str, Any] = {}
         for f in fields(self):
             mine, theirs = getattr(self, f.name), getattr(other, f.name)
             if f.name == "token":
