@@ -221,3 +221,37 @@ def test_index_stops_at_start_with_nothing_written(
         assert (row.chain_id, row.blockchain_id, row.name) == (99901, "2abc", None)
         assert store_identity.chain_statuses(conn)[0].head is None
     eng.dispose()
+
+
+def test_the_devnets_chains_file_and_the_node_label_every_chain(
+    node: tuple[str, PrimaryNode], db_url: str
+) -> None:
+    """What `avadata up` runs: the node labels every chain, the devnet's chains file adds the
+    L1's own gas token; the API then shows each chain as the node names it."""
+    from avadata.api.app import create_app
+    from avadata.devnet import chains_file as devnet_chains
+    from avadata.indexer.chains_file import parse
+    from avadata.settings import Settings
+    from tests.api.http import TestClient
+
+    url, sim_node = node
+    named = [("C", 43113), *((s.name, s.chain_id) for s in CONFIG.l1s)]
+    given = parse(devnet_chains.text(named, sim_node))
+    rpc = [f"{url}/ext/bc/{name}/rpc" for name, _ in named]
+    eng = make_engine(db_url)
+    store_identity.write_identities(eng, asyncio.run(identity.gather(eng, rpc, url, given)))
+    eng.dispose()
+    on_p_chain = {c["name"]: c for c in _blockchains(url)}
+    settings = Settings(db_url=db_url, page_token_secret="test-secret-0123456789")
+    with TestClient(create_app(settings)) as c:
+        chains = {int(x["chainId"]): x for x in c.get("/v1/chains?network=fuji").json()["chains"]}
+    assert sorted(chains) == [43113, 99901, 99902]
+    assert chains[43113]["chainName"] == "C-Chain"
+    assert chains[43113]["platformChainId"] == on_p_chain["C-Chain"]["id"]
+    for spec in CONFIG.l1s:
+        shown = chains[spec.chain_id]
+        assert shown["chainName"] == spec.name
+        assert shown["platformChainId"] == on_p_chain[spec.name]["id"]
+        assert shown["subnetId"] == on_p_chain[spec.name]["subnetID"]
+    assert chains[99901]["networkToken"]["symbol"] == "ALPHA"  # its own gas token
+    assert chains[99902]["networkToken"]["symbol"] == "AVAX"
