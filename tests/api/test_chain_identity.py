@@ -96,3 +96,23 @@ def test_network_filters(client: TestClient) -> None:
     assert ids("/v1/chains", "testnet") == ["77777", "99901"]
     assert ids("/v2/chains", "testnet") == ["77777", "99901"]
     assert ids("/v2/chains", "fuji") == ["99901"]
+
+
+@pytest.mark.parametrize(
+    ("network", "hrp"),
+    [("mainnet", "avax"), ("fuji", "fuji"), ("local", "local"), ("network-7", "custom")],
+)
+def test_addresses_take_the_networks_own_hrp(network: str, hrp: str) -> None:
+    """Each network's addresses carry its HRP (avalanchego's GetHRP); another's is a 400."""
+    from avadata.api.errors import ApiError
+    from avadata.api.primary import params
+    from avadata.decode.codec.ids import bech32_address
+    from avadata.networks import parse
+
+    net = params.network(network, parse(network).network_id)
+    owner = bytes(range(20))
+    mine = bech32_address(owner, hrp)
+    assert params.addresses(net, "P", "P-" + mine) == [mine]
+    other = bech32_address(owner, "fuji" if hrp != "fuji" else "avax")
+    with pytest.raises(ApiError, match="addresses"):
+        params.addresses(net, "P", other)
