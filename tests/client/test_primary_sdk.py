@@ -25,6 +25,7 @@ from avadata.decode.codec.ids import bech32_address
 from avadata.indexer.primary.chain import index_chain
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
+from avadata.store.identity import record_primary_network
 from avadata.store.migrate import migrate
 from tests.primary.test_index_api import _source
 from tests.primary.test_ingest import AVAX, A, _chain
@@ -62,6 +63,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     blocks, _ = _chain(30)
     asyncio.run(index_chain(engine, _source(blocks, []), "P", "P"))
     asyncio.run(index_chain(engine, _source(_x_blocks(), []), "X", "X"))
+    record_primary_network(engine, 5)  # Fuji's blocks (fuji1... addresses)
     settings = Settings(db_url=url, page_token_secret="sdk-test-secret-0123")
     with serving(create_app(settings)) as base:
         yield base

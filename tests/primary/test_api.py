@@ -16,6 +16,7 @@ from avadata.decode.codec.ids import bech32_address
 from avadata.indexer.primary.chain import index_chain
 from avadata.settings import Settings
 from avadata.store.engine import make_engine, make_reader_engine
+from avadata.store.identity import record_primary_network
 from avadata.store.migrate import migrate
 from tests.api.http import TestClient
 from tests.primary.test_index_api import _source
@@ -31,6 +32,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient
     migrate(engine)
     blocks, ids = _chain(30)
     asyncio.run(index_chain(engine, _source(blocks, []), "P", "P"))
+    record_primary_network(engine, 5)  # the blocks are Fuji's (addresses fuji1...)
     settings = Settings(db_url=f"sqlite:///{path}", page_token_secret="test-secret-0123456789")
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
         yield c, ids
@@ -137,6 +139,24 @@ def test_bad_network(built: tuple[TestClient, list[str]]) -> None:
     assert r.status_code == 400 and "network" in r.json()["message"]
 
 
+@pytest.mark.parametrize("network", ["mainnet", "local", "network-1337"])
+@pytest.mark.parametrize("route", ["blockchains/p-chain/transactions", "validators/NodeID-x"])
+def test_another_network_is_not_served(
+    built: tuple[TestClient, list[str]], network: str, route: str
+) -> None:
+    """The store holds Fuji's primary network: mainnet (or any other) is a 404 naming the
+    parameter, never Fuji's rows relabelled."""
+    c, _ = built
+    r = c.get(f"/v1/networks/{network}/{route}")
+    assert r.status_code == 404, r.text
+    body = r.json()
+    assert body["statusCode"] == 404 and body["message"].startswith("network:")
+    assert "fuji" in body["message"]
+    for same in ("fuji", "testnet", "5"):  # Fuji's names and ID all name the one indexed
+        ok = c.get(f"/v1/networks/{same}/blockchains/p-chain/transactions")
+        assert ok.status_code == 200, ok.text
+
+
 def test_ids_and_addresses_round_trip_through_avalanchejs(
     built: tuple[TestClient, list[str]],
 ) -> None:
@@ -228,6 +248,7 @@ def test_one_address_pages_use_index_ranges(
     migrate(writer)
     blocks, _ = _chain(12)
     asyncio.run(index_chain(writer, _source(blocks, []), "P", "P"))
+    record_primary_network(writer, 5)
     writer.dispose()
     engine = make_reader_engine(f"sqlite:///{path}")
     seen: list[tuple[str, Any]] = []

@@ -50,8 +50,10 @@ from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, BanffStandardBlock
 from avadata.devnet.primary.network_ids import AVAX_ASSET_ID
 from avadata.indexer.primary.chain import index_chain
 from avadata.indexer.primary.run import index_node
+from avadata.networks import FUJI_ID
 from avadata.sources.index_api import IndexApiSource, IndexedContainer
 from avadata.store.engine import make_engine
+from avadata.store.identity import record_primary_network
 from avadata.store.keys import read_secret
 from avadata.store.migrate import migrate
 from avadata.store.queries import offsets
@@ -226,6 +228,7 @@ def build_store(utxos: int, db: str | None = None) -> Store:
     url = db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='avadata-bench-primary-')) / 'api.db'}"
     engine = make_engine(url)
     migrate(engine)
+    record_primary_network(engine, FUJI_ID)  # the blocks are Fuji's (fuji1... addresses)
     hot = bech32_address(HOT, "fuji")
     t0 = time.perf_counter()
     if _hot_utxos(engine, hot) < utxos:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit
 
@@ -129,6 +130,31 @@ NativeBalancesOption = Annotated[
 PollOption = Annotated[
     float, typer.Option(min=0.1, help="seconds between head polls when following")
 ]
+ChainsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--chains",
+        help="TOML file naming the chains (network, blockchain/subnet ID, name, native "
+        "token, explorer URL) where no node says it (docs/cli.md)",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+NetworkOption = Annotated[
+    str | None,
+    typer.Option(
+        help="the network of the chains (mainnet, fuji, local, network-<id> or an ID) when "
+        "neither the node nor the chains file says it"
+    ),
+]
+LabelOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--label",
+        help="KEY=VALUE identity of the one --rpc chain: network, blockchain_id, subnet_id, "
+        "name, explorer_url, token_name, token_symbol, token_decimals, token_logo",
+    ),
+]
 CommitSecondsOption = Annotated[
     float,
     typer.Option(
@@ -151,6 +177,9 @@ def index(
     native_balances: NativeBalancesOption = "head",
     poll: PollOption = 2.0,
     commit_seconds: CommitSecondsOption = 2.0,
+    chains: ChainsOption = None,
+    network: NetworkOption = None,
+    label: LabelOption = None,
 ) -> None:
     if rpc:
         # First thing: each chain's fetch process imports its modules while this one does.
@@ -171,10 +200,14 @@ def index(
     if not rpc and node is None:
         typer.echo("avadata index: give --rpc URL and/or --node URL", err=True)
         raise typer.Exit(2)
+    network_id = _network_id(network)
     engine = make_engine(db)
     migrate(engine)
+    _label_chains(engine, rpc or [], node, chains, label or [], network_id)
     if node is not None:
-        _index_primary(engine, node, once=once, poll=poll, batch=node_batch, beside=bool(rpc))
+        _index_primary(
+            engine, node, once=once, poll=poll, batch=node_batch, beside=bool(rpc), net=network_id
+        )
         if not rpc:
             return
     options = RunOptions(
@@ -188,8 +221,56 @@ def index(
     _index_evm(engine, rpc or [], options, make_appliers())
 
 
+def _network_id(network: str | None) -> int | None:
+    from avadata import networks
+
+    try:
+        return None if network is None else networks.parse(network).network_id
+    except ValueError as exc:
+        typer.echo(f"avadata index: --network: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _label_chains(
+    engine: Engine,
+    rpc: list[str],
+    node: str | None,
+    chains: Path | None,
+    labels: list[str],
+    network_id: int | None,
+) -> None:
+    """Who each --rpc chain is and which network the node's primary network is
+    (indexer/identity.py), written before any block; a chains file that does not parse or an
+    identity the store contradicts stops here, no chain written (exit 2)."""
+    from avadata.indexer import chains_file, identity
+    from avadata.store.identity import write_identities
+
+    try:
+        given = {} if chains is None else chains_file.parse(chains.read_text(), str(chains))
+        found = (
+            asyncio.run(
+                identity.gather(engine, rpc, node, given, labels=labels, network_id=network_id)
+            )
+            if rpc
+            else []
+        )
+        if node is not None:  # checked, then written: the first write of the run
+            asyncio.run(identity.record_primary_network(engine, node, network_id))
+    except AvadataError as exc:
+        typer.echo(f"avadata index: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    write_identities(engine, found)
+
+
 def _index_primary(
-    engine: Engine, node: str, *, once: bool, poll: float, batch: int, beside: bool
+    engine: Engine,
+    node: str,
+    *,
+    once: bool,
+    poll: float,
+    batch: int,
+    beside: bool,
+    net: int | None,
 ) -> None:
     """Index the primary network: here and now, when it is alone (`beside` off) or a backfill;
     following beside the EVM chains, in its own thread."""
@@ -197,7 +278,8 @@ def _index_primary(
 
     def primary() -> None:
         try:
-            asyncio.run(index_node(engine, node, once=once, poll=poll, batch=batch))
+            run = index_node(engine, node, once=once, poll=poll, batch=batch, network_id=net)
+            asyncio.run(run)
         except AvadataError as exc:
             typer.echo(f"avadata index --node: {exc}", err=True)
             raise typer.Exit(1) from exc

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from avadata.cli import bench, decode, devnet, index, metrics, serve, up
+from avadata.cli import bench, chains, decode, devnet, index, metrics, serve, up
 
 app = typer.Typer(
     name="avadata",
@@ -20,6 +20,7 @@ app.command("index", help=index.HELP)(index.index)
 app.command("serve", help=serve.HELP)(serve.serve)
 app.add_typer(serve.keys_app, name="keys")
 app.command("up", help=up.HELP)(up.up)
+app.command("chains", help=chains.HELP)(chains.chains)
 app.add_typer(bench.app, name="bench")
 app.add_typer(decode.app, name="decode")
 app.add_typer(metrics.app, name="metrics")

@@ -99,6 +99,8 @@ def up(
         )
         rpcs = _evm_rpc_urls(node)
         index_args = [*exe, "index", "--db", db, "--node", node]
+        # What no node API tells (an L1's own gas token): the devnet writes it in its chains file.
+        index_args += ["--chains", str(data_dir / "devnet" / "chains.toml")]
         for url in rpcs:
             index_args += ["--rpc", url]
         procs.append(subprocess.Popen(index_args))

@@ -29,9 +29,11 @@ from pathlib import Path
 from starlette.routing import BaseRoute
 
 from avadata.decode.codec.ids import cb58_encode
+from avadata.devnet import chains_file
 from avadata.devnet.evm.anvil import C_CHAIN_ID, AnvilOptions, AnvilProcess, start_anvil
 from avadata.devnet.evm.ledger import Ledger
 from avadata.devnet.evm.traffic import TrafficConfig, TrafficGenerator
+from avadata.devnet.facade.coreth import coreth_methods
 from avadata.devnet.facade.index_api import index_routes
 from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.routes import ChainRoute
@@ -63,6 +65,13 @@ DEFAULT_CHAINS = (
     ChainSpec("alpha", 99901),
     ChainSpec("beta", 99902),
 )
+
+
+def _route(chain: DevnetChain) -> ChainRoute:
+    """A chain behind the facade; the C-chain answers eth_getChainConfig as coreth does."""
+    spec = chain.spec
+    methods = coreth_methods(spec.chain_id) if spec.name == "C" else {}
+    return ChainRoute(spec.name, spec.chain_id, chain.anvil.rpc_url, local_methods=methods)
 
 
 def _check_port_free(port: int) -> None:
@@ -131,12 +140,15 @@ class Devnet:
         try:
             self._start_chains(progress)
             extra: list[BaseRoute] = []
-            routes = [ChainRoute(c.spec.name, c.spec.chain_id, c.anvil.rpc_url) for c in self]
+            routes = [_route(c) for c in self]
             if self.config.primary is not None:
                 node = self._start_node(self.config.primary)
                 extra += index_routes(node.index_store)
                 extra += node_routes(lambda: node.sim, node.lock)
                 routes = [self._with_node(route, node) for route in routes]
+            if self.config.data_dir is not None:  # before the facade: ready when it answers
+                named = [(c.spec.name, c.spec.chain_id) for c in self]
+                self.chains_file.write_text(chains_file.text(named, self.node))
             self.facade = FacadeServer(routes, port=self.config.port, extra_routes=extra)
             self.facade.start()
             for chain in self:
@@ -312,6 +324,12 @@ class Devnet:
         """The facade's base URL, like a node's http://127.0.0.1:9650."""
         assert self.facade is not None, "not started"
         return self.facade.url
+
+    @property
+    def chains_file(self) -> Path:
+        """Where a devnet with a data dir writes its chains file (devnet/chains_file.py)."""
+        assert self.config.data_dir is not None, "no data dir"
+        return self.config.data_dir / "chains.toml"
 
     @property
     def rpc_urls(self) -> dict[str, str]:

@@ -15,12 +15,18 @@ import hashlib
 from collections.abc import Iterable
 from typing import Literal
 
+from avadata.networks import MAINNET_ID
+
 TOTAL = "total"
 AGGREGATES = (TOTAL, "mainnet", "testnet")
 
 
-def network_of(stored: str | None) -> Literal["mainnet", "testnet"]:
-    """The metrics network of a chain: its stored network, else testnet (a devnet)."""
+def network_of(stored: str | None, network_id: int | None = None) -> Literal["mainnet", "testnet"]:
+    """The metrics network of a chain: mainnet for network 1 (avalanchego's mainnet ID), any
+    other network ID is a test network; a chain without one follows its stored
+    mainnet/testnet mark, else testnet (a devnet)."""
+    if network_id is not None:
+        return "mainnet" if network_id == MAINNET_ID else "testnet"
     return "mainnet" if stored == "mainnet" else "testnet"
 
 
@@ -33,10 +39,15 @@ def key_of(chain_ids: Iterable[int]) -> str:
     return f"agg:{digest}"
 
 
-def aggregate_sets(chains: Iterable[tuple[int, str | None]]) -> dict[str, tuple[int, ...]]:
-    """{total/mainnet/testnet: chain IDs}, from the (chain ID, stored network) of each chain."""
+def aggregate_sets(
+    chains: Iterable[tuple[int, str | None, int | None]],
+) -> dict[str, tuple[int, ...]]:
+    """{total/mainnet/testnet: chain IDs}, from the (chain ID, stored network, network ID) of
+    each chain."""
     rows = list(chains)
     out: dict[str, tuple[int, ...]] = {}
     for name in AGGREGATES:
-        out[name] = tuple(sorted(int(c) for c, n in rows if name == TOTAL or network_of(n) == name))
+        out[name] = tuple(
+            sorted(int(c) for c, n, i in rows if name == TOTAL or network_of(n, i) == name)
+        )
     return out

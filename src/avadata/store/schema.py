@@ -32,6 +32,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
     text,
     true,
 )
@@ -61,11 +62,34 @@ chains = Table(
     # Avalanche ids (cb58), known for the C-chain and L1s when configured; None otherwise.
     Column("blockchain_id", String(64)),
     Column("subnet_id", String(64)),
+    # mainnet or testnet, kept equal to network_id's (1 is mainnet, any other a test network):
+    # the Metrics API's aggregates group by it.
     Column("network", String(16)),
     Column("rpc_url", Text),
     # False once any batch came from a node without a tracer: internal calls are then incomplete.
     Column("has_traces", Boolean(create_constraint=False), nullable=False, server_default=true()),
+    # The chain's identity (revision 0012): its network (avalanchego's uint32 network ID), its
+    # native token, explorer and VM, as the node or the operator's chains file gives them; None
+    # where nobody said (the API then falls back to the settings' native token).
+    Column("network_id", BigInteger),
+    Column("vm_name", String(64)),
+    Column("token_name", String(200)),
+    Column("token_symbol", String(32)),
+    Column("token_decimals", Integer),
+    Column("token_logo", Text),
+    Column("explorer_url", Text),
     CheckConstraint("network IN ('mainnet', 'testnet')", name="network"),
+)
+
+# The networks this store holds data of (revision 0012); `has_primary` marks the one whose
+# primary network (P, X and C atomic) the primary tables hold: a store indexes one node's.
+networks = Table(
+    "networks",
+    metadata,
+    Column("network_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(64), nullable=False),
+    Column("hrp", String(32), nullable=False),
+    Column("has_primary", Boolean(create_constraint=False), nullable=False, server_default=false()),
 )
 
 cursors = Table(
@@ -739,6 +763,7 @@ __all__ = [
     "metric_scopes",
     "metric_sums",
     "native_balances",
+    "networks",
     "nft_tokens",
     "primary_address_txs",
     "primary_address_utxos",

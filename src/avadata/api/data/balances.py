@@ -12,6 +12,7 @@ from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Query
 
+from avadata.api.data.chains import network_token
 from avadata.api.data.models import (
     CurrencyCode,
     Erc20TokenBalance,
@@ -66,11 +67,10 @@ def native_balance(
     st: AppState, conn: Connection, chain: ChainRow, holder: str, block: int | None, currency: str
 ) -> NativeTokenBalance:
     raw = None if block is None else queries.native_at(conn, chain.chain_id, holder, block)
-    decimals = st.settings.native_token_decimals
+    token = network_token(chain, st.settings)  # the chain's own gas token, else AVAX
+    decimals = token["decimals"]
     out: dict[str, Any] = {
-        "name": st.settings.native_token_name,
-        "symbol": st.settings.native_token_symbol,
-        "decimals": decimals,
+        **token,
         "chainId": str(chain.chain_id),
         # No snapshot recorded: the indexer never saw this address move native value.
         "balance": str(raw or 0),

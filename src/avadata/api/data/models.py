@@ -322,6 +322,7 @@ class ChainInfo(TypedDict):
     platformChainId: NotRequired[str]
     subnetId: NotRequired[str]
     vmName: Literal["EVM", "BITCOIN", "ETHEREUM"]
+    explorerUrl: NotRequired[str]
     rpcUrl: str
     isTestnet: bool
     networkToken: NetworkToken

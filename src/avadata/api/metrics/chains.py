@@ -1,8 +1,10 @@
 """The Metrics API chain listing: GET /v2/chains and GET /v2/chains/{chainId}.
 
 Stage: api. Shapes from the SDK (MetricsListChainsResponse, Chain): every field required and a
-string where the model says string, so an unknown blockchainId/subnetId is sent as "". A chain
-without a stored network is listed as testnet (NetworkType has only mainnet and testnet).
+string where the model says string, so an unknown blockchainId/subnetId is sent as "" (the
+identity fills them: store/identity.py). NetworkType has only mainnet and testnet: every
+network but mainnet (network 1) is testnet, and so is a chain without a stored network;
+`network=fuji` selects network 5 only.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
+from avadata import networks
 from avadata.api.deps import Conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
@@ -30,7 +33,7 @@ def chain_json(row: ChainRow) -> Chain:
         "chainName": row.name or f"Chain {row.chain_id}",
         "blockchainId": row.blockchain_id or "",
         "subnetId": row.subnet_id or "",
-        "network": network_of(row.network),
+        "network": network_of(row.network, row.network_id),
     }
 
 
@@ -49,8 +52,11 @@ def list_chains(
     if page_token:
         # The listing fits one page, so we never issue a token for it.
         raise bad_request("pageToken: unknown page token; start again from the first page")
-    wanted = "testnet" if network == "fuji" else network
-    rows = [r for r in queries.list_chains(conn) if wanted in (None, network_of(r.network))]
+    rows = [
+        r
+        for r in queries.list_chains(conn)
+        if network is None or networks.matches(networks.of_chain(r.network_id, r.network), network)
+    ]
     return JsonResponse({"chains": [chain_json(r) for r in rows]})
 
 

@@ -1,13 +1,16 @@
 """Path and query rules shared by the primary-network routes (seed: network, blockchainId
-aliases, bech32 addresses with the network's HRP)."""
+aliases, bech32 addresses with the network's HRP: avax, fuji, local, custom; networks.py)."""
 
 from __future__ import annotations
 
-from avadata.api.errors import bad_request
+from avadata import networks
+from avadata.api.deps import AppState, read_conn
+from avadata.api.errors import bad_request, not_found
 from avadata.decode.codec.ids import cb58_decode, cb58_encode, parse_bech32_address
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE
 from avadata.decode.codec.reader import DecodeError
 from avadata.decode.codec.xchain import XCHAIN_TABLE
+from avadata.store.queries import chains as chain_queries
 
 # The reference's PrimaryNetworkTxType, plus every tx type our codec decodes (a type the
 # SDK's enum lacks can still be asked for over plain HTTP).
@@ -33,31 +36,61 @@ def _shown(value: str) -> str:
     return repr(value if len(value) <= 80 else value[:80] + "...")
 
 
-# fuji and testnet both denote the test network.
-HRP = {"mainnet": "avax", "fuji": "fuji", "testnet": "fuji"}
-P_CHAIN_ID = "11111111111111111111111111111111LpoYY"
-_IDS = {
-    "mainnet": {
-        "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM": "X",
-        "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5": "C",
-    },
-    "testnet": {
-        "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm": "X",
-        "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp": "C",
-    },
-}
+P_CHAIN_ID = networks.P_CHAIN_ID
 _ALIASES = {"p-chain": "P", "x-chain": "X", "c-chain": "C", P_CHAIN_ID: "P"}
 
 
-def network(value: str) -> str:
-    if value not in HRP:
-        raise bad_request(f"network: must be one of mainnet, fuji, testnet (got {value!r})")
-    return "testnet" if value == "fuji" else value
+def net_key(n: networks.Network) -> str:
+    """The key a network goes by in the primary routes: mainnet, testnet (Fuji, as the
+    asset and chain tables name it), else its avalanchego name (local, network-<id>)."""
+    if n.network_id == networks.FUJI_ID:
+        return "testnet"
+    return n.name
+
+
+def _ids(net: str) -> dict[str, str]:
+    """The fixed X-/C-chain blockchain IDs of `net` (mainnet's and Fuji's; a local or custom
+    network's come from its genesis: only the aliases name them)."""
+    n = networks.MAINNET if net == "mainnet" else networks.FUJI if net == "testnet" else None
+    if n is None or n.x_chain_id is None or n.c_chain_id is None:
+        return {}
+    return {n.x_chain_id: "X", n.c_chain_id: "C"}
+
+
+def hrp(net: str) -> str:
+    return networks.parse("fuji" if net == "testnet" else net).hrp
+
+
+def indexed_network(st: AppState) -> int | None:
+    """The network whose primary network the store holds (a one-row read)."""
+    with read_conn(st) as conn:
+        return chain_queries.primary_network(conn)
+
+
+def network(value: str, indexed: int | None) -> str:
+    """The `{network}` of a primary route: a network name avalanchego knows (mainnet, fuji,
+    testnet, local, network-<id>) or a 400; the network whose primary network this store
+    holds, or a 404 (never another network's rows)."""
+    try:
+        n = networks.parse(value)
+    except ValueError:
+        raise bad_request(
+            f"network: must be mainnet, fuji, testnet, local or network-<id> (got {_shown(value)})"
+        ) from None
+    if indexed is None:
+        raise not_found(
+            f"network: {value} is not indexed here (this store holds no primary network of a "
+            "known network: `avadata index --node URL` records it)"
+        )
+    if n.network_id != indexed:
+        held = networks.by_id(indexed).name
+        raise not_found(f"network: {value} is not indexed here (this store holds {held})")
+    return net_key(n)
 
 
 def chain(net: str, value: str) -> str:
     """The store's chain key (P, X or C) of an alias or blockchain ID."""
-    key = _ALIASES.get(value) or _IDS[net].get(value)
+    key = _ALIASES.get(value) or _ids(net).get(value)
     if key is None:
         raise bad_request(
             f"blockchainId: must be p-chain, x-chain, c-chain or a primary-network "
@@ -88,16 +121,16 @@ def addresses(net: str, chain_key: str, value: str | None) -> list[str]:
             out.append(text.lower())
             continue
         try:
-            prefix, hrp, data = parse_bech32_address(text)
+            prefix, found, data = parse_bech32_address(text)
         except DecodeError:
             raise bad_request(
                 f"addresses: {text!r} is not a valid bech32 address (bad checksum or characters)"
             ) from None
         if prefix not in (None, "P", "X", "C") or len(data) != 20:
             raise bad_request(f"addresses: {text!r} is not a P-/X- chain address")
-        if hrp != HRP[net]:
+        if found != hrp(net):
             raise bad_request(
-                f"addresses: {text!r} has HRP {hrp!r}, {net} addresses use {HRP[net]!r}"
+                f"addresses: {text!r} has HRP {found!r}, {net} addresses use {hrp(net)!r}"
             )
         out.append(text.rpartition("-")[2].lower())
     return sorted(set(out))
@@ -107,7 +140,7 @@ def chain_id_of(net: str, key: str) -> str:
     """The blockchain ID a stored chain key (P, X, C) stands for on `net`."""
     if key == "P":
         return P_CHAIN_ID
-    for blockchain_id, k in _IDS[net].items():
+    for blockchain_id, k in _ids(net).items():
         if k == key:
             return blockchain_id
     return key

@@ -26,7 +26,9 @@ from avadata.store.types import Connection
 
 router = APIRouter(tags=["Primary Network"])
 
-Network = Annotated[str, Path(description="mainnet, fuji or testnet")]
+Network = Annotated[
+    str, Path(description="mainnet, fuji or testnet (also local, network-<id>): the one indexed")
+]
 BlockchainId = Annotated[str, Path(alias="blockchainId", description="alias or blockchain ID")]
 Addresses = Annotated[str | None, Query(description="comma-separated bech32 addresses")]
 SortOrder = Annotated[str | None, Query(alias="sortOrder", pattern="^(asc|desc)$")]
@@ -103,14 +105,13 @@ class TxAsk(NamedTuple):
 
 
 def _tx_ask(
-    network: str,
+    net: str,
     blockchain_id: str,
     addresses: str | None,
     q: TxFilters,
     staking: bool,
     l1_validation_id: str | None,
 ) -> TxAsk:
-    net = params.network(network)
     key = params.chain(net, blockchain_id)
     if staking and key != "P":
         raise bad_request("blockchainId: transactions:listStaking serves the P-chain only")
@@ -180,7 +181,8 @@ def _tx_list(
     staking: bool = False,
     l1_validation_id: str | None = None,
 ) -> JsonResponse:
-    ask = _tx_ask(network, blockchain_id, addresses, q, staking, l1_validation_id)
+    net = params.network(network, params.indexed_network(st))
+    ask = _tx_ask(net, blockchain_id, addresses, q, staking, l1_validation_id)
     filters = {
         "chain": ask.key,
         "addresses": ask.addresses,
@@ -326,7 +328,7 @@ def list_utxos(
     sortBy: Annotated[str | None, Query(pattern="^(timestamp|amount)$")] = None,
     sortOrder: SortOrder = None,
 ) -> JsonResponse:
-    net = params.network(network)
+    net = params.network(network, params.indexed_network(st))
     key = params.chain(net, blockchain_id)
     if assetId is not None and key != "X":
         raise bad_request("assetId: only on the X-chain")

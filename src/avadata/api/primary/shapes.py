@@ -46,7 +46,7 @@ class Assets:
         return self
 
     def amount(self, asset_id: str, amount: int) -> dict[str, Any]:
-        if asset_id == AVAX_IDS[self.net] or self.chain == "P":
+        if asset_id == AVAX_IDS.get(self.net) or self.chain == "P":
             name, symbol, denomination, kind = AVAX
         else:
             name, symbol, denomination, kind = self.named.get(asset_id, UNNAMED)

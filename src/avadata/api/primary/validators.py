@@ -123,7 +123,7 @@ def validator_details(
     validationStatus: Annotated[Status | None, Query()] = None,
     sortOrder: Annotated[str | None, Query(pattern="^(asc|desc)$")] = None,
 ) -> JsonResponse:
-    params.network(network)
+    params.network(network, params.indexed_network(st))
     try:
         parse_node_id(node_id)
     except DecodeError:

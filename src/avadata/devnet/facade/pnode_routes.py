@@ -10,6 +10,7 @@ Stage: devnet facade. Reads the PrimarySim's P-chain state under the node's lock
   permissioned subnet: its subnet validators, `validationID` the add-validator tx ID, always
   active. Uptime and connection follow primary/uptime.py's rule, measured up to the node's clock.
 - POST /ext/bc/P (and /ext/P): the `platform` service, whose handlers are platform_api.py's.
+- POST /ext/info: the `info` service (info_api.py).
 
 Both use the avalanchego RPC stack (jsonrpc.py).
 """
@@ -26,6 +27,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from avadata.decode.codec.ids import cb58_encode, node_id_str
+from avadata.devnet.facade.info_api import info_routes
 from avadata.devnet.facade.jsonrpc import dispatch, node_ids_param
 from avadata.devnet.facade.platform_api import SimView, platform_methods
 from avadata.devnet.primary import uptime
@@ -113,4 +115,5 @@ def node_routes(
         Route("/ext/bc/{chain}/validators", validators, methods=verbs),
         Route("/ext/bc/P", platform, methods=verbs),
         Route("/ext/P", platform, methods=verbs),
+        *info_routes(view, lock),
     ]

@@ -31,7 +31,7 @@ async def _upstream(url: str, method: str, params: list[Any]) -> Any:
     return answer["result"]
 
 
-def _args(params: Any, most: int) -> list[Any]:
+def positional_args(params: Any, most: int) -> list[Any]:
     if params is None:
         return []
     if not isinstance(params, list):
@@ -91,20 +91,20 @@ def subnet_evm_methods(config: EvmChainConfig, upstream: str) -> dict[str, Local
     """The four extras of the L1 whose record is `config`, its anvil at `upstream`."""
 
     async def fee_config(params: Any) -> dict[str, Any]:
-        args = _args(params, 1)
+        args = positional_args(params, 1)
         number = await _block_number(upstream, args[0] if args else None)
         current, changed = config.fee_config_at(number)
         return {"feeConfig": current.json(), "lastChangedAt": changed}
 
     async def chain_config(params: Any) -> dict[str, Any]:
-        _args(params, 0)
+        positional_args(params, 0)
         return config.chain_config()
 
     async def active_precompiles(params: Any) -> dict[str, Any]:
-        return config.active_precompiles(await _timestamp(upstream, _args(params, 1)))
+        return config.active_precompiles(await _timestamp(upstream, positional_args(params, 1)))
 
     async def active_rules(params: Any) -> dict[str, Any]:
-        return config.rules_at(await _timestamp(upstream, _args(params, 1)))
+        return config.rules_at(await _timestamp(upstream, positional_args(params, 1)))
 
     return {
         "eth_feeConfig": fee_config,

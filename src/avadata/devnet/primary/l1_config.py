@@ -117,6 +117,10 @@ class EvmChainConfig:
     genesis_precompiles: tuple[Precompile, ...] = ()
     precompile_upgrades: tuple[Precompile, ...] = ()  # in activation order
     fee_changes: tuple[FeeChange, ...] = ()  # in block order
+    # The L1's gas token (name, symbol, decimals); None: AVAX-like, as the C-chain's. No node
+    # API tells it (an L1's genesis has no symbol): the devnet's chains file does
+    # (devnet/chains_file.py), as an operator's would.
+    native_token: tuple[str, str, int] | None = None
     network_upgrades: tuple[tuple[str, int], ...] = field(
         default=(
             ("subnetEVMTimestamp", 0),
@@ -273,10 +277,15 @@ _ETH_RULES_FROM_GENESIS = (
 )
 
 
+# The first L1's own gas token (it also has the native minter: it mints its own money).
+FIRST_L1_TOKEN = ("Alpha Gas", "ALPHA", 18)
+
+
 def devnet_l1_configs(
     l1s: list[tuple[str, int]], start: int, days: int, history_blocks: int, admin: str
 ) -> list[EvmChainConfig]:
-    """The devnet's L1 configs: the first L1 (the one converted to an L1) has the FeeManager
+    """The devnet's L1 configs: the first L1 (the one converted to an L1) has its own gas
+    token (FIRST_L1_TOKEN), the FeeManager
     with two fee changes in its history, a native minter and warp at genesis, and a tx
     allow list enabled then disabled by upgrades; the others a deployer allow list at genesis
     and a FeeManager enabled by an upgrade without changes (lastChangedAt stays 0)."""
@@ -292,6 +301,7 @@ def devnet_l1_configs(
                     chain_id=chain_id,
                     genesis_timestamp=start,
                     fee_config=DEFAULT_FEE_CONFIG,
+                    native_token=FIRST_L1_TOKEN,
                     genesis_precompiles=(
                         Precompile("contractNativeMinterConfig", 0, admin_addresses=(admin,)),
                         Precompile("feeManagerConfig", 0, admin_addresses=(admin,)),

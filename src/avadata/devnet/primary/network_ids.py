@@ -33,6 +33,26 @@ FUJI_ETNA = 1732550400
 FUJI_GRANITE = 1761750000
 HELICON_UNSCHEDULED = 253399622400
 
+# Every upgrade of Fuji's C-chain, as coreth's chain config names them (avalanchego
+# upgrade/upgrade.go's Fuji times, Unix seconds UTC); the C-chain facade serves them.
+FUJI_CORETH_UPGRADES = (
+    ("apricotPhase1BlockTimestamp", 1616767200),  # 2021-03-26 14:00
+    ("apricotPhase2BlockTimestamp", 1620223200),  # 2021-05-05 14:00
+    ("apricotPhase3BlockTimestamp", 1629140400),  # 2021-08-16 19:00
+    ("apricotPhase4BlockTimestamp", 1631826000),  # 2021-09-16 21:00
+    ("apricotPhase5BlockTimestamp", 1637766000),  # 2021-11-24 15:00
+    ("apricotPhasePre6BlockTimestamp", 1662494400),  # 2022-09-06 20:00
+    ("apricotPhase6BlockTimestamp", 1662494400),  # 2022-09-06 20:00
+    ("apricotPhasePost6BlockTimestamp", 1662530400),  # 2022-09-07 06:00
+    ("banffBlockTimestamp", 1664805600),  # 2022-10-03 14:00
+    ("cortinaBlockTimestamp", 1680793200),  # 2023-04-06 15:00
+    ("durangoBlockTimestamp", FUJI_DURANGO),  # 2024-02-13 16:00
+    ("etnaTimestamp", FUJI_ETNA),  # 2024-11-25 16:00
+    ("fortunaTimestamp", 1741878000),  # 2025-03-13 15:00
+    ("graniteTimestamp", FUJI_GRANITE),  # 2025-10-29 15:00
+    ("heliconTimestamp", HELICON_UNSCHEDULED),
+)
+
 AVAX = 10**9  # nAVAX per AVAX
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from avadata.errors import AvadataError, RpcTransportError, SourceError
 from avadata.indexer import outage
+from avadata.indexer.identity import record_primary_network
 from avadata.indexer.primary.chain import index_chain
 from avadata.indexer.primary.snapshots import (
     snapshot_l1_validators,
@@ -38,11 +39,14 @@ async def index_node(
     chains: tuple[str, ...] = CHAINS,
     retry: RetryPolicy | None = None,
     stop_event: asyncio.Event | None = None,
+    network_id: int | None = None,
 ) -> None:
     """Index P, X and C of one node (in `chains` order); follow new containers unless `once`,
     until `stop_event` is set. A follower outlives a node that stays unreachable past a
     request's `retry` policy (`outage.py`); `once` stops at the first failure (a rerun
-    resumes)."""
+    resumes). First, the store records the node's network (`network_id`: the operator's word
+    for a node without its info API; identity.record_primary_network)."""
+    await record_primary_network(engine, node, network_id, retry)
     # avalanchego's Index API refuses JSON-RPC batches: one request per call.
     clients = {c: JsonRpcClient(index_url(node, c), max_batch=1, retry=retry) for c in chains}
     vertices = JsonRpcClient(index_url(node, "X", "vtx"), max_batch=1, retry=retry)

@@ -31,8 +31,10 @@ Builder = Callable[[Connection, str, tuple[int, ...]], None]
 
 def aggregate_sets(conn: Connection) -> dict[str, tuple[int, ...]]:
     """{total/mainnet/testnet: chain IDs}, from the chains table."""
+    c = chains.c
+    rows = conn.execute(select(c.chain_id, c.network, c.network_id))
     return scopes.aggregate_sets(
-        (int(c), n) for c, n in conn.execute(select(chains.c.chain_id, chains.c.network))
+        (int(i), n, None if net is None else int(net)) for i, n, net in rows
     )
 
 

@@ -1,4 +1,5 @@
-"""The chains table: lookup by EVM chain ID or blockchain ID, and the listing.
+"""The chains table: lookup by EVM chain ID or blockchain ID, and the listing; the network
+whose primary network the store holds.
 
 Stage: store.
 """
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, select
 
 from avadata.store.queries.keyset import AnyRow
-from avadata.store.schema import chains
+from avadata.store.schema import chains, networks
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +23,13 @@ class ChainRow:
     network: str | None
     rpc_url: str | None
     has_traces: bool
+    network_id: int | None = None
+    vm_name: str | None = None
+    token_name: str | None = None
+    token_symbol: str | None = None
+    token_decimals: int | None = None
+    token_logo: str | None = None
+    explorer_url: str | None = None
 
 
 def _row(r: AnyRow) -> ChainRow:
@@ -33,6 +41,13 @@ def _row(r: AnyRow) -> ChainRow:
         network=r.network,
         rpc_url=r.rpc_url,
         has_traces=bool(r.has_traces),
+        network_id=None if r.network_id is None else int(r.network_id),
+        vm_name=r.vm_name,
+        token_name=r.token_name,
+        token_symbol=r.token_symbol,
+        token_decimals=None if r.token_decimals is None else int(r.token_decimals),
+        token_logo=r.token_logo,
+        explorer_url=r.explorer_url,
     )
 
 
@@ -48,9 +63,14 @@ def find_chain(conn: Connection, key: str) -> ChainRow | None:
     return None if row is None else _row(row)
 
 
-def list_chains(conn: Connection, network: str | None = None) -> list[ChainRow]:
-    """Every chain, by chain ID; `network` ("mainnet" or "testnet") filters."""
+def list_chains(conn: Connection) -> list[ChainRow]:
+    """Every chain, by chain ID (the API filters by network: networks.matches)."""
     stmt = select(chains).order_by(chains.c.chain_id)
-    if network is not None:
-        stmt = stmt.where(chains.c.network == network)
     return [_row(r) for r in conn.execute(stmt)]
+
+
+def primary_network(conn: Connection) -> int | None:
+    """The network whose primary network (P, X, C) the primary tables hold, if recorded."""
+    n = networks.c
+    found = conn.execute(select(n.network_id).where(n.has_primary.is_(True))).scalar()
+    return None if found is None else int(found)
