@@ -1,0 +1,50 @@
+"""Reads behind the L1 validator fee series: each L1 validation (subnet, node) and the
+P-chain txs that touched it, in chain order (metrics/l1_fees.py replays them).
+
+Stage: store (reads only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, select
+
+from avadata.store.schema import primary_l1_validation_txs, primary_l1_validators, primary_txs
+
+_V = primary_l1_validators.c
+_VT = primary_l1_validation_txs.c
+_T = primary_txs.c
+
+
+def validations(
+    conn: Connection,
+    *,
+    validation_id: str | None = None,
+    node_id: str | None = None,
+    subnet_id: str | None = None,
+) -> list[tuple[str, str, str]]:
+    """(validation ID, subnet ID, node ID) of the L1 validations matching every filter given."""
+    q = select(_V.validation_id, _V.subnet_id, _V.node_id)
+    if validation_id is not None:
+        q = q.where(_V.validation_id == validation_id)
+    if node_id is not None:
+        q = q.where(_V.node_id == node_id)
+    if subnet_id is not None:
+        q = q.where(_V.subnet_id == subnet_id)
+    return [(str(a), str(b), str(c)) for a, b, c in conn.execute(q.order_by(_V.validation_id))]
+
+
+def validation_txs(
+    conn: Connection, validation_ids: Sequence[str] | None
+) -> list[tuple[str, int, str, str]]:
+    """(validation ID, block time, tx type, tx body JSON) of every tx of those validations
+    (None: of all), in P-chain order per validation."""
+    q = (
+        select(_VT.validation_id, _VT.block_timestamp, _T.tx_type, _T.body)
+        .join(primary_txs, (_T.tx_hash == _VT.tx_hash) & (_T.blockchain_id == "P"))
+        .order_by(_VT.validation_id, _VT.block_timestamp, _VT.block_number, _VT.tx_index)
+    )
+    if validation_ids is not None:
+        q = q.where(_VT.validation_id.in_(validation_ids))
+    return [(str(v), int(t), str(k), str(b)) for v, t, k, b in conn.execute(q)]
