@@ -67,3 +67,37 @@ def test_rolling_windows_equal_the_oracle_and_survive_rebuild(engine: Engine) ->
     _check(engine, hs)
     rebuild(engine, chunk_blocks=101)
     _check(engine, hs)
+
+
+def test_rolling_window_http_and_bad_input(tmp_path) -> None:
+    from avadata.api.app import create_app
+    from avadata.settings import Settings
+    from avadata.store.engine import make_engine
+    from avadata.store.metrics.rollup_writer import apply_metrics
+    from avadata.store.migrate import migrate
+    from avadata.store.writer import mark_chain, write_evm_batch
+    from tests.api.http import TestClient
+    from tests.metrics.synth import history
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    eng = make_engine(url)
+    migrate(eng)
+    h = history(5, seed=5, days=3)
+    mark_chain(eng, 5, network="mainnet")
+    for b in h.batches:
+        write_evm_batch(eng, b, appliers=[apply_metrics])
+    mark_chain(eng, 6, network="testnet")  # a chain without blocks
+    eng.dispose()
+    with TestClient(create_app(Settings(db_url=url)), raise_server_exceptions=False) as c:
+        r = c.get("/v2/chains/5/rollingWindowMetrics/txCount")
+        assert r.status_code == 200
+        assert r.json() == {"result": _expected(h.oracle, "txCount")}
+        assert c.get("/v2/chains/6/rollingWindowMetrics/txCount").json() == {"result": {}}
+        for path, status, word in (
+            ("/v2/chains/5/rollingWindowMetrics/cumulativeTxCount", 400, "metric"),
+            ("/v2/chains/5/rollingWindowMetrics/nope", 400, "metric"),
+            ("/v2/chains/999/rollingWindowMetrics/txCount", 404, "chainId"),
+            ("/v2/chains/abc/rollingWindowMetrics/txCount", 400, "chainId"),
+        ):
+            r = c.get(path)
+            assert r.status_code == status and word in r.json()["message"], path
