@@ -22,7 +22,7 @@ removal) refund the balance: it pays nothing more until an increase.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from avadata.metrics.buckets import DAY
@@ -143,3 +143,40 @@ def series(
         total += per_day.get(d, 0)
         out.append((d, total))
     return out[::-1]
+
+
+class Runway(NamedTuple):
+    fee_per_second: int  # nAVAX per second it pays now (0: not paying)
+    # When and at which P-chain height its balance runs out (None: not paying now).
+    deactivation_timestamp: int | None
+    deactivation_height: int | None
+
+
+# A staker's end is rewarded by a proposal block and its commit or abort block.
+REWARD_BLOCKS = 2
+
+
+def runway(
+    r: Replay,
+    head_height: int,
+    head_timestamp: int,
+    block_interval: float | None,
+    reward_ends: Sequence[int] = (),
+    price: int = FEE_PER_SECOND,
+) -> Runway:
+    """The runway of a validation replayed to the P-chain head: the time its balance runs out
+    (avalanchego's SecondsRemaining from the head), and the height of the first block at or
+    after that time: the head, plus the standard blocks expected at the chain's mean block
+    interval (None without one), plus the reward blocks of the primary stakers whose periods
+    end before then (`reward_ends`: the end times of periods not rewarded yet; those blocks
+    are scheduled). avalanchego's block builder issues a block when the next validator set
+    change is due, an L1 validator running out included, so the deactivation is the first
+    block at or after the predicted time."""
+    if r.deactivates_at is None:
+        return Runway(0, None, None)
+    height = None
+    if block_interval is not None and block_interval > 0:
+        ahead = max(0, r.deactivates_at - head_timestamp)
+        rewards = sum(1 for e in reward_ends if head_timestamp < e <= r.deactivates_at)
+        height = head_height + max(1, -int(-ahead // block_interval)) + REWARD_BLOCKS * rewards
+    return Runway(price, r.deactivates_at, height)

@@ -10,7 +10,12 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, select
 
-from avadata.store.schema import primary_l1_validation_txs, primary_l1_validators, primary_txs
+from avadata.store.schema import (
+    primary_l1_validation_txs,
+    primary_l1_validators,
+    primary_txs,
+    primary_validations,
+)
 
 _V = primary_l1_validators.c
 _VT = primary_l1_validation_txs.c
@@ -48,3 +53,15 @@ def validation_txs(
     if validation_ids is not None:
         q = q.where(_VT.validation_id.in_(validation_ids))
     return [(str(v), int(t), str(k), str(b)) for v, t, k, b in conn.execute(q)]
+
+
+def reward_ends(conn: Connection) -> list[int]:
+    """End times of the primary stakers not rewarded (nor removed) yet: each end is a reward
+    block pair the P-chain has scheduled."""
+    v = primary_validations.c
+    q = select(v.end_ts).where(
+        v.kind.in_(("validator", "delegator")),
+        v.reward_tx_hash.is_(None),
+        v.remove_tx_hash.is_(None),
+    )
+    return sorted(int(e) for e in conn.execute(q).scalars())
