@@ -145,7 +145,7 @@ def test_l1_fee_series_match_the_simulators_balances(world: World) -> None:
         now = p_chain_now(conn)
         assert now is not None
         found = l1_reads.validations(conn)
-        txs = l1_reads.validation_txs(conn, None)
+        txs = l1_reads.validation_txs(conn)
     assert found, "the simulator made no L1 validator"
     events: dict[str, list[l1_fees.Event]] = {}
     added: dict[str, int] = {}

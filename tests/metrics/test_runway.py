@@ -29,7 +29,7 @@ def _predict(engine, interval: float) -> dict[str, tuple[l1_fees.Runway, int]]:
         height = conn.execute(
             select(func.max(primary_txs.c.block_number)).where(primary_txs.c.blockchain_id == "P")
         ).scalar_one()
-        txs = l1_reads.validation_txs(conn, None)
+        txs = l1_reads.validation_txs(conn)
         ends = l1_reads.reward_ends(conn)
     events: dict[str, list[l1_fees.Event]] = {}
     for vid, ts, kind, body in txs:

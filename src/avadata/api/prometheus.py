@@ -19,7 +19,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from prometheus_client import (
@@ -34,8 +33,9 @@ from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from avadata.api.deps import AppState, read_conn
+from avadata.api.metrics.l1 import l1_book
 from avadata.metrics import l1_fees
-from avadata.store.metrics import l1_reads, prom_reads, staking_reads
+from avadata.store.metrics import prom_reads, staking_reads
 
 router = APIRouter()
 
@@ -141,13 +141,9 @@ def _l1_gauges(conn: Any, now: int) -> Iterator[GaugeMetricFamily]:
     )
     p_now = staking_reads.newest(conn)
     if p_now is not None:
-        events: dict[str, list[l1_fees.Event]] = {}
-        for vid, ts, tx_type, body in l1_reads.validation_txs(conn, None):
-            events.setdefault(vid, []).append(
-                l1_fees.events_of(vid, ts, tx_type, orjson.loads(body))
-            )
-        for vid, subnet, node in l1_reads.validations(conn):
-            r = l1_fees.replay(events.get(vid, []), p_now)
+        book = l1_book(conn, p_now)
+        for vid, subnet, node in book.validations:
+            r = book.replays.get(vid, l1_fees.Replay([], 0, None))
             balance.add_metric([vid, subnet, node], r.balance)
             left = 0 if r.deactivates_at is None else max(0, r.deactivates_at - max(now, p_now))
             runway.add_metric([vid, subnet, node], left)

@@ -9,7 +9,7 @@ per UTC day, newest first, from the first of those validations' txs to the newes
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import orjson
 from fastapi import APIRouter, Path, Query
@@ -19,7 +19,7 @@ from avadata.api.deps import read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.metrics.models import MetricsApiResponse
-from avadata.api.metrics.service import Metrics
+from avadata.api.metrics.service import Metrics, MetricsState
 from avadata.decode.codec.ids import cb58_decode
 from avadata.metrics import buckets, l1_fees
 from avadata.metrics.buckets import Interval
@@ -48,34 +48,56 @@ def _id(param: str, value: str, size: int, prefix: str = "") -> str:
     return value
 
 
+class L1Book(NamedTuple):
+    """Every L1 validation replayed to the P-chain's newest time."""
+
+    validations: list[tuple[str, str, str]]  # (validation ID, subnet ID, node ID)
+    replays: dict[str, l1_fees.Replay]
+    first_tx: dict[str, int]  # validation ID -> time of its first tx
+
+
+def l1_book(conn: Connection, now: int) -> L1Book:
+    events: dict[str, list[l1_fees.Event]] = {}
+    first: dict[str, int] = {}
+    for vid, ts, tx_type, body in l1_reads.validation_txs(conn):
+        events.setdefault(vid, []).append(l1_fees.events_of(vid, ts, tx_type, orjson.loads(body)))
+        first.setdefault(vid, ts)
+    replays = {vid: l1_fees.replay(e, now) for vid, e in events.items()}
+    return L1Book(l1_reads.validations(conn), replays, first)
+
+
+# Which column of L1Book.validations each path parameter selects.
+_COLUMN = {"l1ValidationId": 0, "subnetId": 1, "nodeId": 2}
+
+
 def fee_series(
     conn: Connection,
+    m: MetricsState,
     kind: str,
-    start: int | None,
-    end: int | None,
-    *,
-    what: str | None = None,
-    **filters: str,
+    window: tuple[int | None, int | None],
+    selector: tuple[str, str] | None = None,
 ) -> list[dict[str, int]]:
-    """The points of one series over the validations matching `filters`; `what` names the
-    filter for the 404 when none matches (None: the total, which may be empty)."""
+    """The points of one series over the validations that `selector` (path parameter, value)
+    names, or all; 404 naming the parameter when it names none."""
+    start, end = window
     if start is not None and end is not None and start > end:
         raise bad_request(f"startTimestamp: must be <= endTimestamp ({start} > {end})")
-    found = l1_reads.validations(conn, **filters)
-    if not found and what is not None:
-        raise not_found(f"{what}: no L1 validation of {what} {next(iter(filters.values()))}")
-    ids = None if what is None else [r[0] for r in found]
-    txs = l1_reads.validation_txs(conn, ids)
     now = staking_reads.newest(conn)
-    if not txs or now is None:
+    book = (
+        L1Book([], {}, {})
+        if now is None
+        else m.derived.get(("l1", now), lambda: l1_book(conn, now))
+    )
+    ids = [v[0] for v in book.validations]
+    if selector is not None:
+        param, value = selector
+        ids = [v[0] for v in book.validations if v[_COLUMN[param]] == value]
+        if not ids:
+            raise not_found(f"{param}: no L1 validation of {param} {value} is indexed")
+    ids = [i for i in ids if i in book.first_tx]
+    if not ids or now is None:
         return []
-    events: dict[str, list[l1_fees.Event]] = {}
-    for vid, ts, tx_type, body in txs:
-        events.setdefault(vid, []).append(
-            l1_fees.events_of(vid, int(ts), tx_type, orjson.loads(body))
-        )
-    replays = [l1_fees.replay(e, now) for e in events.values()]
-    first = buckets.start(min(int(t[1]) for t in txs), Interval.DAY)
+    first = buckets.start(min(book.first_tx[i] for i in ids), Interval.DAY)
     last = buckets.start(now, Interval.DAY)
     if start is not None:
         first = max(first, -(-start // buckets.DAY) * buckets.DAY)
@@ -83,6 +105,7 @@ def fee_series(
         last = min(last, buckets.start(end, Interval.DAY))
     if first > last:
         return []
+    replays = [book.replays[i] for i in ids]
     return [{"value": v, "timestamp": d} for d, v in l1_fees.series(replays, first, last, kind)]
 
 
@@ -103,7 +126,7 @@ def get_total_l1_validator_metrics(
 ) -> Response:
     kind = _metric(metric, l1_fees.TOTAL_METRICS)
     with read_conn(m.app) as conn:
-        return JsonResponse({"results": fee_series(conn, kind, start_ts, end_ts)})
+        return JsonResponse({"results": fee_series(conn, m, kind, (start_ts, end_ts))})
 
 
 @router.get(
@@ -122,7 +145,7 @@ def get_metrics_by_validation_id(
     kind = _metric(metric, l1_fees.VALIDATION_METRICS)
     vid = _id("l1ValidationId", validation_id, 32)
     with read_conn(m.app) as conn:
-        points = fee_series(conn, kind, start_ts, end_ts, what="l1ValidationId", validation_id=vid)
+        points = fee_series(conn, m, kind, (start_ts, end_ts), ("l1ValidationId", vid))
     return JsonResponse({"results": points})
 
 
@@ -142,7 +165,7 @@ def get_metrics_by_node_id(
     kind = _metric(metric, l1_fees.NODE_METRICS)
     node = _id("nodeId", node_id, 20, prefix="NodeID-")
     with read_conn(m.app) as conn:
-        points = fee_series(conn, kind, start_ts, end_ts, what="nodeId", node_id=node)
+        points = fee_series(conn, m, kind, (start_ts, end_ts), ("nodeId", node))
     return JsonResponse({"results": points})
 
 
@@ -162,5 +185,5 @@ def get_metrics_by_subnet_id(
     kind = _metric(metric, l1_fees.SUBNET_METRICS)
     subnet = _id("subnetId", subnet_id, 32)
     with read_conn(m.app) as conn:
-        points = fee_series(conn, kind, start_ts, end_ts, what="subnetId", subnet_id=subnet)
+        points = fee_series(conn, m, kind, (start_ts, end_ts), ("subnetId", subnet))
     return JsonResponse({"results": points})

@@ -70,9 +70,14 @@ def _staking_page(
     token: str | None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"results": []}
-    timeline = staking.Timeline(staking_reads.periods(conn, subnet_id, metric.delegators))
     now = staking_reads.newest(conn)
-    if timeline.first is None or now is None:
+    if now is None:
+        return body
+    timeline = m.derived.get(
+        ("staking", subnet_id, metric.delegators, now),
+        lambda: staking.Timeline(staking_reads.periods(conn, subnet_id, metric.delegators)),
+    )
+    if timeline.first is None:
         return body
     first_day, last_day = (
         buckets.start(timeline.first, Interval.DAY),

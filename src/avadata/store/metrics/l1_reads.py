@@ -6,8 +6,6 @@ Stage: store (reads only).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from sqlalchemy import Connection, select
 
 from avadata.store.schema import (
@@ -22,36 +20,20 @@ _VT = primary_l1_validation_txs.c
 _T = primary_txs.c
 
 
-def validations(
-    conn: Connection,
-    *,
-    validation_id: str | None = None,
-    node_id: str | None = None,
-    subnet_id: str | None = None,
-) -> list[tuple[str, str, str]]:
-    """(validation ID, subnet ID, node ID) of the L1 validations matching every filter given."""
-    q = select(_V.validation_id, _V.subnet_id, _V.node_id)
-    if validation_id is not None:
-        q = q.where(_V.validation_id == validation_id)
-    if node_id is not None:
-        q = q.where(_V.node_id == node_id)
-    if subnet_id is not None:
-        q = q.where(_V.subnet_id == subnet_id)
-    return [(str(a), str(b), str(c)) for a, b, c in conn.execute(q.order_by(_V.validation_id))]
+def validations(conn: Connection) -> list[tuple[str, str, str]]:
+    """(validation ID, subnet ID, node ID) of every L1 validation."""
+    q = select(_V.validation_id, _V.subnet_id, _V.node_id).order_by(_V.validation_id)
+    return [(str(a), str(b), str(c)) for a, b, c in conn.execute(q)]
 
 
-def validation_txs(
-    conn: Connection, validation_ids: Sequence[str] | None
-) -> list[tuple[str, int, str, str]]:
-    """(validation ID, block time, tx type, tx body JSON) of every tx of those validations
-    (None: of all), in P-chain order per validation."""
+def validation_txs(conn: Connection) -> list[tuple[str, int, str, str]]:
+    """(validation ID, block time, tx type, tx body JSON) of every tx of every L1 validation,
+    in P-chain order per validation."""
     q = (
         select(_VT.validation_id, _VT.block_timestamp, _T.tx_type, _T.body)
         .join(primary_txs, (_T.tx_hash == _VT.tx_hash) & (_T.blockchain_id == "P"))
         .order_by(_VT.validation_id, _VT.block_timestamp, _VT.block_number, _VT.tx_index)
     )
-    if validation_ids is not None:
-        q = q.where(_VT.validation_id.in_(validation_ids))
     return [(str(v), int(t), str(k), str(b)) for v, t, k, b in conn.execute(q)]
 
 
