@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from avadata.api import errors
+from avadata.api import errors, prometheus
 from avadata.api import metrics as metrics_api
 from avadata.api.data import (
     balances,
@@ -96,6 +96,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     )
     errors.install(app)
     app.add_middleware(RateLimitMiddleware, settings=settings, engine=engine)
+    # Outermost: counts and times every request, the limiter's 429s included (GET /metrics).
+    prometheus.install(app, app.state.avadata)
     for module in _ROUTERS:
         app.include_router(module.router)
 

@@ -221,17 +221,29 @@ def latency(
         "avgTps day x365": ("avgTps", {"timeInterval": "day", "pageSize": 365}),
         "activeAddresses week": ("activeAddresses", {"timeInterval": "week"}),
         "feesPaid day x100": ("feesPaid", {"timeInterval": "day"}),
+        # Every window of one metric per kind: sums (hourly and daily rows), rates, distinct
+        # counts (the last-seen rows of the week's addresses), deployers (day resolution).
+        "rolling txCount": ("rolling:txCount", {}),
+        "rolling avgTps": ("rolling:avgTps", {}),
+        "rolling activeAddresses": ("rolling:activeAddresses", {}),
+        "rolling deployers": ("rolling:deployers", {}),
     }
     out = LatencyFigures()
     for name, (metric, params) in cases.items():
         xs = out.samples_ms.setdefault(name, [])
+        kind, _, rolling = metric.partition("rolling:")
+        path = (
+            f"/v2/chains/{chain_id}/rollingWindowMetrics/{rolling}"
+            if rolling
+            else f"/v2/chains/{chain_id}/metrics/{kind}"
+        )
         # Steady state is what is measured: the first requests of a case also pay for
         # warming caches (SQLite pages of a store written a moment ago, compiled statements).
         for _ in range(WARMUP):
-            get(f"/v2/chains/{chain_id}/metrics/{metric}", params)
+            get(path, params)
         for _ in range(rounds):
             t = time.perf_counter()
-            status = get(f"/v2/chains/{chain_id}/metrics/{metric}", params)
+            status = get(path, params)
             xs.append((time.perf_counter() - t) * 1000)
             if status != 200:
                 raise RuntimeError(f"{name}: HTTP {status}")

@@ -460,6 +460,9 @@ metric_last_seen = Table(
     Column("address", Address(), nullable=False),
     Column("last_bucket", BigInteger, nullable=False),
     PrimaryKeyConstraint("scope", "kind", "address"),
+    # Rolling windows count the addresses active since a bucket (api/metrics/rolling.py): a
+    # range of this index instead of a scan of every address the chain ever saw.
+    Index(None, "scope", "kind", "last_bucket"),
     sqlite_with_rowid=False,
 )
 

@@ -41,3 +41,49 @@ class Chain(TypedDict):
 class MetricsListChainsResponse(TypedDict):
     chains: list[Chain]
     nextPageToken: NotRequired[str]
+
+
+class ChainRollingWindowMetricsValue(TypedDict, total=False):
+    lastHour: float
+    lastDay: float
+    lastWeek: float
+    lastMonth: float
+    last90Days: float
+    lastYear: float
+    allTime: float
+
+
+class RollingWindowMetricsApiResponse(TypedDict):
+    result: ChainRollingWindowMetricsValue
+
+
+class PChainAddressDetails(TypedDict):
+    addresses: list[str]
+    # The AddValidatorTx's timestamp (Unix seconds) as a string.
+    sortKey: str
+
+
+class PChainLookingGlassResponse(TypedDict):
+    addresses: list[PChainAddressDetails]
+    nextPageToken: NotRequired[str]
+
+
+class ICMMetricsValue(TypedDict):
+    value: float
+    timestamp: int
+    srcBlockchainId: str
+    destBlockchainId: str
+
+
+class ICMMetricsApiResponse(TypedDict):
+    results: list[ICMMetricsValue]
+    nextPageToken: NotRequired[str]
+
+
+class ICMRollingWindowMetricsValue(ChainRollingWindowMetricsValue):
+    srcBlockchainId: str
+    destBlockchainId: str
+
+
+class ICMRollingWindowMetricsApiResponse(TypedDict):
+    result: ICMRollingWindowMetricsValue

@@ -41,7 +41,7 @@ ChainPath = Annotated[
 Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
 
 
-def _scope(conn: Connection, chain_id: str) -> series.Scope:
+def scope_of(conn: Connection, chain_id: str) -> series.Scope:
     scope = series_reads.resolve_scope(conn, chain_id)
     if scope is None:
         if chain_id.isdigit():
@@ -88,7 +88,7 @@ def _page(
     token: str | None,
 ) -> tuple[dict[str, Any], dict[str, str], int | None]:
     """One page of points: (body, headers, newest block timestamp)."""
-    scope = _scope(conn, chain_id)
+    scope = scope_of(conn, chain_id)
     if start is not None and end is not None and start > end:
         raise bad_request(f"startTimestamp: must be <= endTimestamp ({start} > {end})")
     body: dict[str, Any] = {"results": []}
