@@ -46,7 +46,7 @@ async function render(focus) {
     nodes = [errorText(err)];
   }
   if (mine !== generation || nodes === null) return;
-  main.replaceChildren(...nodes);
+  main.replaceChildren(...nodes.filter((n) => n));
   main.removeAttribute("aria-busy");
   const title = main.querySelector("h1");
   document.title = title ? `${title.textContent} · avadata` : "avadata";

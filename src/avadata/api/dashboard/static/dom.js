@@ -24,14 +24,17 @@ export function link(href, text, title) {
 }
 
 // A table in a scrollable region (keyboard-scrollable at narrow widths).
-export function table(label, headers, rows) {
+// `stack`: below 600 px each row becomes a card of "header: value" lines (style.css).
+export function table(label, headers, rows, { stack = false } = {}) {
   const head = h("tr", {}, headers.map((c) => h("th", { scope: "col", class: c.num ? "num" : null }, c.label ?? c)));
   const body = rows.map((r) =>
-    h("tr", {}, r.map((cell, i) => h("td", { class: headers[i].num ? "num" : headers[i].cls || null }, cell))),
+    h("tr", {}, r.map((cell, i) => h("td", {
+      class: headers[i].num ? "num" : headers[i].cls || null, "data-label": headers[i].label ?? headers[i],
+    }, cell))),
   );
   return h(
     "div",
-    { class: "scroll", tabindex: "0", role: "region", "aria-label": label },
+    { class: stack ? "scroll stack" : "scroll", tabindex: "0", role: "region", "aria-label": label },
     h("table", {}, h("caption", { class: "visually-hidden" }, label), h("thead", {}, head), h("tbody", {}, body)),
   );
 }
@@ -68,7 +71,7 @@ export function units(amount, decimals, symbol) {
   const base = 10n ** BigInt(decimals);
   const whole = n / base;
   let frac = (n % base).toString().padStart(decimals, "0").replace(/0+$/, "");
-  if (frac.length > 6) frac = frac.slice(0, 6) + "…";
+  if (frac.length > 4) frac = frac.slice(0, 4) + "…";
   const text = INT.format(whole) + (frac ? "." + frac : "");
   return `${neg ? "-" : ""}${text}${symbol ? " " + symbol : ""}`;
 }

@@ -92,6 +92,6 @@ export async function overview() {
     h("p", { class: "muted" },
       "Lag is the time since the newest indexed block (the API serves no node head). ",
       "EVM transactions come from the Metrics API's hourly txCount; primary chains from their newest transactions."),
-    table("Chains", headers, rows),
+    table("Chains", headers, rows, { stack: true }),
   ];
 }

@@ -96,7 +96,7 @@ export async function node(id) {
     out.push(h("h2", {}, `${v.validationStatus} validation, ${when(v.startTimestamp)} to ${when(v.endTimestamp)}`), fields([
       ["Added by", link(`#/ptx/P/${v.txHash}`, short(v.txHash, 8), v.txHash)],
       ["Stake", avax(v.amountStaked)],
-      v.amountDelegated !== undefined ? ["Delegated", `${avax(v.amountDelegated)} by ${num(v.delegatorCount)} delegations`] : null,
+      v.amountDelegated !== undefined ? ["Delegated", `${avax(v.amountDelegated)} in ${num(v.delegatorCount)} delegations`] : null,
       v.uptimePerformance !== undefined ? ["Uptime", `${num(v.uptimePerformance)} %`] : null,
       v.stakePercentage !== undefined ? ["Share of stake", `${num(v.stakePercentage)} %`] : null,
       rewards ? [v.potentialRewards ? "Potential reward" : "Reward", avax(rewards.validationRewardAmount)] : null,
