@@ -153,7 +153,10 @@ def page(browser_context: Any, site: Site) -> Iterator[tuple[Any, Watch]]:
     tab.on("console", lambda m: watch.errors.append(m.text) if m.type == "error" else None)
     tab.on("pageerror", lambda e: watch.errors.append(f"uncaught: {e}"))
     tab.on("request", lambda r: watch.requests.append(r.url))
-    tab.on("response", lambda r: watch.errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    tab.on(
+        "response",
+        lambda r: watch.errors.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+    )
     try:
         yield tab, watch
     finally:

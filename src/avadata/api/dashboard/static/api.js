@@ -33,7 +33,7 @@ export async function get(path, params) {
 // enough (lists are newest first, so a time bound ends the walk). Returns {items, complete}.
 export async function collect(path, params, key, { limit = 1000, stop = null } = {}) {
   const items = [];
-  let token;
+  let token = params.pageToken;
   for (;;) {
     const page = await get(path, { ...params, pageToken: token });
     for (const item of page[key] || []) {

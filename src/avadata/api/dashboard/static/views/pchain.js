@@ -25,7 +25,7 @@ function utxoTable(label, utxos) {
 async function fetchTx(net, key, id) {
   // No lookup by ID is served: the tx is found in its chain's list, newest first.
   let hit = null;
-  await collect(ptxPath(net, key), { pageSize: 100 }, "transactions", {
+  await collect(ptxPath(net, key), { pageSize: 50 }, "transactions", {
     limit: 20000, stop: (tx) => (tx.txHash === id ? ((hit = tx), true) : false),
   });
   return hit;

@@ -98,7 +98,7 @@ export function txTable(key, label, txs) {
 export async function primary() {
   const net = await primaryNetwork();
   const [pTxs, ...others] = await Promise.all([
-    collect(ptxPath(net, "P"), { pageSize: 100 }, "transactions", { limit: 1000 }),
+    collect(ptxPath(net, "P"), { pageSize: 50 }, "transactions", { limit: 1000 }),
     get(ptxPath(net, "X"), { pageSize: 10 }),
     get(ptxPath(net, "C"), { pageSize: 10 }),
   ]);

@@ -33,7 +33,7 @@ export async function findEvmTx(hash, chains) {
 export async function findPrimaryTx(id, net) {
   const found = await Promise.all(PRIMARY.map(async (c) => {
     let hit = null;
-    await collect(ptxPath(net, c.key), { pageSize: 100 }, "transactions", {
+    await collect(ptxPath(net, c.key), { pageSize: 50 }, "transactions", {
       limit: MAX_SCAN, stop: (tx) => (tx.txHash === id ? ((hit = tx), true) : false),
     });
     return hit && c.key;
