@@ -52,9 +52,15 @@ def test_overview_lists_every_chain_with_the_apis_figures(site: Site, page, shoo
         assert digits(cells.nth(5).inner_text()) == sum(v for t, v in truth if t >= first_hour)
     for i, key in enumerate(["p-chain", "x-chain", "c-chain"]):
         row = rows.nth(len(chains) + i)
-        newest = site.get(f"/v1/networks/fuji/blockchains/{key}/transactions", pageSize=1)
+        newest = site.get(f"/v1/networks/fuji/blockchains/{key}/transactions", pageSize=50)
         height = int(newest["transactions"][0]["blockNumber"])
         assert digits(row.locator("td").nth(3).inner_text()) == height
+        # The chart: the newest 50 transactions counted per day, as the test counts them.
+        drawn = chart(row.locator("svg.chart"))
+        days = [t["blockTimestamp"] // 86400 * 86400 for t in newest["transactions"]]
+        assert [b["v"] for b in drawn["bars"]] == [days.count(b["t"]) for b in drawn["bars"]]
+        assert len(drawn["bars"]) == 7 and sum(b["v"] for b in drawn["bars"]) <= 50
+        assert_heights_follow_values(drawn)
     shoot(tab, "overview-1280")
     tab.set_viewport_size({"width": 390, "height": 844})
     tab.reload()
@@ -237,6 +243,13 @@ def test_keyboard_reaches_everything(site: Site, page) -> None:
     # The focus moved to the content, so the next Tab enters the metric picker.
     tab.keyboard.press("Tab")
     assert tab.evaluate("document.activeElement.name") == "metric"
+    # Arrowing through the metrics redraws the chart and leaves the focus on the picker.
+    first = tab.locator("main select[name=metric]").input_value()
+    tab.keyboard.press("ArrowDown")
+    tab.wait_for_function(f"() => !location.hash.includes('metric={first}')")
+    settled(tab)
+    assert tab.evaluate("document.activeElement.name") == "metric"
+    assert tab.locator("main select[name=metric]").input_value() != first
 
 
 def test_text_has_readable_contrast(site: Site, page) -> None:

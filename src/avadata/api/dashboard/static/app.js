@@ -30,6 +30,9 @@ window.__avadata = { calls, rendered: 0 };
 async function render(focus) {
   const mine = ++generation;
   const hash = location.hash;
+  // A picker of the view (the metric form) keeps the focus across the redraw it caused.
+  const active = document.activeElement;
+  const keep = active && main.contains(active) && active.name ? active.name : null;
   const [path, query] = decodeURI(location.hash.replace(/^#/, "")).split("?");
   const params = new URLSearchParams(query || "");
   const route = ROUTES.find(([re]) => re.test(path));
@@ -50,7 +53,9 @@ async function render(focus) {
   main.removeAttribute("aria-busy");
   const title = main.querySelector("h1");
   document.title = title ? `${title.textContent} · avadata` : "avadata";
-  if (focus) main.focus();
+  const again = keep && main.querySelector(`[name="${keep}"]`);
+  if (again) again.focus();
+  else if (focus) main.focus();
   window.__avadata.rendered += 1;
   window.__avadata.hash = hash;
 }
