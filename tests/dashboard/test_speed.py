@@ -2,9 +2,10 @@
 API call the page makes answers with a p99 under 50 ms. The figures are written to the
 test's temporary folder (speed.json) and printed.
 
-Timings on a shared machine follow its load, so the suite holds the page to a loose bound
-(a regression by an order of magnitude fails); AVADATA_STRICT_SPEED=1 holds it to the
-targets themselves (run so on an idle machine, as the benchmarks are)."""
+Timings on a shared machine follow its load, and a p99 most of all, so the suite holds the
+page to loose bounds on its ready time and each call's median (a regression by an order of
+magnitude fails); AVADATA_STRICT_SPEED=1 holds it to the targets themselves (run so on an
+idle machine, as the benchmarks are)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 LOADS = 10
 REPEATS = 200
 STRICT = os.environ.get("AVADATA_STRICT_SPEED") == "1"
-READY_MS, P99_MS = (1000, 50) if STRICT else (5000, 500)
+READY_MS = 1000 if STRICT else 5000
 
 
 def _views(site: Site) -> list[str]:
@@ -81,6 +82,7 @@ def test_page_ready_and_api_calls_are_fast(site: Site, page, tmp_path) -> None:
         "api_p99_ms_median": statistics.median(p99.values()),
         "load_average": os.getloadavg(),
         "api_p99_ms": dict(sorted(p99.items(), key=lambda kv: -kv[1])),
+        "api_p50_ms": dict(sorted(p50.items(), key=lambda kv: -kv[1])),
     }
     (tmp_path / "speed.json").write_text(json.dumps(figures, indent=1))
     print(
@@ -89,5 +91,5 @@ def test_page_ready_and_api_calls_are_fast(site: Site, page, tmp_path) -> None:
         )
     )
     assert max(ready) < READY_MS, ready
-    slow = {u: ms for u, ms in p99.items() if ms >= P99_MS}
+    slow = {u: ms for u, ms in (p99 if STRICT else p50).items() if ms >= (50 if STRICT else 100)}
     assert slow == {}
