@@ -2,7 +2,8 @@
 # Sets up everything the project needs on a fresh machine, idempotently:
 # the virtualenv (.venv) with the locked Python dependencies, the package in
 # editable mode, the Node-side tools (anvil, solc, the official SDK, avalanchejs)
-# in tools/node_modules, and the compiled devnet contracts.
+# in tools/node_modules, the compiled devnet contracts, and Debian's Chromium (the dashboard's
+# browser tests drive it through Playwright; no browser is ever downloaded by Playwright).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
@@ -18,6 +19,11 @@ if [ ! -f .stamps/py ] || [ requirements.lock -nt .stamps/py ] || [ pyproject.to
   .venv/bin/uv pip sync --quiet --compile-bytecode --python .venv/bin/python requirements.lock
   .venv/bin/uv pip install --quiet --python .venv/bin/python --no-deps -e .
   touch .stamps/py
+fi
+if [ ! -x /usr/bin/chromium ]; then
+  SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium > /dev/null
 fi
 if [ ! -f .stamps/npm ] || [ tools/package-lock.json -nt .stamps/npm ]; then
   npm ci --prefix tools --no-audit --no-fund --loglevel=error

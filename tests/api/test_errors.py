@@ -150,7 +150,15 @@ def test_bad_block_id_is_400(client: TestClient, block_id: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["/", "/v1", "/v1/nothing", f"/v1/chains/{CHAIN_ID}/whatever", "/v2/unknown"]
+    "path",
+    [
+        "/v1",
+        "/v1/nothing",
+        "/dashboard/nothing.js",
+        "/dashboard/../app.py",
+        f"/v1/chains/{CHAIN_ID}/whatever",
+        "/v2/unknown",
+    ],
 )
 def test_unknown_route_is_404(client: TestClient, path: str) -> None:
     assert_error(client.get(path), 404)

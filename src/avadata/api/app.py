@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from avadata.api import errors, prometheus
 from avadata.api import metrics as metrics_api
+from avadata.api.dashboard import routes as dashboard
 from avadata.api.data import (
     balances,
     blocks,
@@ -108,6 +109,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         return JsonResponse({"status": "ok"})
 
     app.include_router(metrics_api.router)
+    # The page at / (docs/dashboard.md): static files that call the routes above.
+    app.include_router(dashboard.make_router())
 
     default_openapi = app.openapi
 

@@ -111,6 +111,7 @@ def up(
         _wait_http(f"http://127.0.0.1:{port}/openapi.json", "API", api, 120)
         typer.echo(
             "\navadata is up:\n"
+            f"  dashboard     http://127.0.0.1:{port}/\n"
             f"  Data API      http://127.0.0.1:{port}/v1/chains\n"
             f"  Metrics API   http://127.0.0.1:{port}/v2/chains\n"
             f"  OpenAPI docs  http://127.0.0.1:{port}/docs\n"
