@@ -31,11 +31,11 @@ from tests.support.glacier import check
 BASE = f"/v1/chains/{CHAIN_ID}"
 
 
-def _get(client: TestClient, url: str, template: str, **params: Any) -> Any:
+def _get(client: TestClient, url: str, template: str, *, strict: bool = True, **params: Any) -> Any:
     r = client.get(url, params=params)
     assert r.status_code == 200, r.text
     body = r.json()
-    check(body, template)
+    check(body, template, strict=strict)
     return body
 
 
@@ -327,7 +327,9 @@ def test_latest_across_chains_under_both_paths(client: TestClient, chain: Chain)
 
 def test_health_and_liveness(client: TestClient, chain: Chain) -> None:
     for prefix in ("/v1", "/v2"):
-        health = _get(client, f"{prefix}/health-check", "/v1/health-check")
+        # Not closed: the reference lets a health indicator carry more than its status
+        # (`"additionalProperties": true`), where ours says which block and how far behind.
+        health = _get(client, f"{prefix}/health-check", "/v1/health-check", strict=False)
         assert health["status"] == "ok" and health["info"]["database"] == {"status": "up"}
         mine = health["details"][f"chain:{CHAIN_ID}"]
         assert mine["lastIndexedBlock"] == len(chain.blocks) - 1

@@ -4,6 +4,10 @@ the 200 schema of an operation, its component $refs resolved by a JSON Schema va
 
 `strict` also closes every object schema that lists its properties (no member the reference
 does not name), so "shaped exactly as the reference" is checked, not only "parses".
+
+One defect of the document is mended: a nullable enum (`"type": ["string", "null"]` with an
+`enum` that lacks null, e.g. tokenReputation, whose description says "null if the reputation
+is unknown") lets null through, as its type and the SDK's zod schema do.
 """
 
 from __future__ import annotations
@@ -48,12 +52,26 @@ def _closed(node: Any, *, names: bool = False) -> Any:
     return out
 
 
+def _mended(node: Any) -> Any:
+    """`node` with every nullable enum admitting null (see the module's docstring)."""
+    if isinstance(node, list):
+        return [_mended(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _mended(v) for k, v in node.items()}
+    kinds = out.get("type")
+    if isinstance(kinds, list) and "null" in kinds and isinstance(out.get("enum"), list):
+        if None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    return out
+
+
 @functools.cache
 def _validator(path: str, method: str, status: str, strict: bool) -> Any:
     doc = document()
     op = doc["paths"][path][method]
     schema = op["responses"][status]["content"]["application/json"]["schema"]
-    components = copy.deepcopy(doc["components"])
+    components = _mended(copy.deepcopy(doc["components"]))
     if strict:
         components = _closed(components)
         schema = _closed(schema)

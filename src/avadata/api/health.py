@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from fastapi import APIRouter
 
-from avadata.api.data.models import HealthCheckResult
+from avadata.api.data.models import HealthCheckResult, HealthIndicatorResult
 from avadata.api.deps import AppState, State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, ApiError
@@ -59,7 +59,7 @@ def health(st: AppState) -> HealthCheckResult:
 
 
 def _live() -> HealthCheckResult:
-    ok = {"status": "up"}
+    ok: HealthIndicatorResult = {"status": "up"}
     return {"status": "ok", "info": {"server": ok}, "error": {}, "details": {"server": ok}}
 
 

@@ -30,7 +30,6 @@ from avadata.api.paging import BalancePageSize, PageToken, cut, page, with_token
 from avadata.store.queries import balances as balance_queries
 from avadata.store.queries import blocks as block_queries
 from avadata.store.queries import holdings as queries
-from avadata.store.queries.keyset import AnyRow
 
 router = APIRouter(tags=["EVM balances"], route_class=FastRoute)
 
@@ -44,18 +43,18 @@ ContractAddress = Annotated[
 ]
 
 
-def _position(r: AnyRow) -> tuple[str, str]:
+def _position(r: Any) -> tuple[str, str]:
     # A token id may pass 64 bits, which a page token's JSON cannot hold as a number.
     return (str(r.token), str(r.token_id))
 
 
-def _erc1155_balance(r: AnyRow, chain_id: int) -> Erc1155TokenBalance:
+def _erc1155_balance(r: Any, chain_id: int) -> Erc1155TokenBalance:
     item: dict[str, Any] = dict(erc1155_token(r))
     item.update(chainId=str(chain_id), balance=str(r.balance))
     return cast(Erc1155TokenBalance, item)
 
 
-def _erc721_balance(r: AnyRow, chain_id: int) -> Erc721TokenBalance:
+def _erc721_balance(r: Any, chain_id: int) -> Erc721TokenBalance:
     item: dict[str, Any] = dict(erc721_token(r))
     item.update(ownerAddress=checksum(r.owner), chainId=str(chain_id))
     return cast(Erc721TokenBalance, item)
@@ -150,7 +149,8 @@ def list_collectible_balances(
         )
         # Both are in (contract, token id) order after the same position: merged, the first
         # `limit` are the page's.
-        merged = sorted([*owned, *held], key=lambda r: (str(r.token), int(r.token_id)))
+        both: list[Any] = [*owned, *held]
+        merged = sorted(both, key=lambda r: (str(r.token), int(r.token_id)))
         rows, token = cut(merged[:limit], pg, _position)
         items = [
             _erc1155_balance(r, chain.chain_id)

@@ -21,7 +21,6 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.fastroute import FastRoute
 from avadata.store import nft_metadata
-from avadata.store.queries import holdings
 from avadata.store.queries import nfts as queries
 from avadata.store.queries.keyset import AnyRow
 
@@ -73,7 +72,7 @@ def get_token(
     st: State, chain_id: ChainIdPath, address: AddressPath, token_id: TokenIdPath
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        row = holdings.nft(conn, chain.chain_id, address.lower(), _token_id(token_id))
+        row = queries.token(conn, chain.chain_id, address.lower(), _token_id(token_id))
         if row is None:
             raise not_found(f"tokenId: token {token_id} of {address} is not indexed")
         return JsonResponse(_collection_token(row))

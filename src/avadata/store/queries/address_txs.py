@@ -56,7 +56,7 @@ def _shape(has_start: bool, paged: bool, has_end: bool, ascending: bool) -> Comp
     ]
     # By name: a compound's ORDER BY names its result columns.
     way = asc if ascending else desc
-    order = [way("block_number"), way("tx_index")]
+    order: list[Any] = [way("block_number"), way("tx_index")]
     return union_all(*arms).order_by(*order).limit(bindparam("limit"))
 
 

@@ -1,74 +1,71 @@
-"""A holder's ERC-1155 balances at a block, one NFT's details, one contract's token facts.
+"""A holder's ERC-1155 balances at a block, and one contract's deployment and token facts.
 
 Stage: store. ERC-1155 pages are keyed by (token, token_id) ascending: the holder's distinct
-tokens come in order from the (chain, holder, token, token_id, block) index, each balance at
-the block from the primary key (its last change at or before it), zero balances left out.
+tokens come in order from the (chain, holder, token, token_id, block) index, one seek each,
+each balance at the block from the primary key (its last change at or before it), zero
+balances left out.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Select, and_, bindparam, select, tuple_
+from sqlalchemy import Connection, Select, bindparam, select, tuple_
 
-from avadata.store.queries.keyset import AnyRow, fetch
-from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
-from avadata.store.schema import contracts, erc721_owners, erc1155_balances, nft_tokens, tokens
+from avadata.store.queries import nfts
+from avadata.store.queries.keyset import AnyRow, fetch, fetch_scalar
+from avadata.store.schema import contracts, erc1155_balances, tokens
 
 _E = erc1155_balances.c
-
-
-def _balance_at() -> Any:
-    h = erc1155_balances.alias("h")
-    return (
-        select(h.c.balance)
-        .where(
-            h.c.chain_id == _E.chain_id,
-            h.c.token == _E.token,
-            h.c.token_id == _E.token_id,
-            h.c.holder == _E.holder,
-            h.c.block_number <= bindparam("block"),
-        )
-        .order_by(h.c.block_number.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
+_PAIR = (_E.token, _E.token_id)
 
 
 @functools.cache
-def _erc1155(by_contract: bool, paged: bool) -> Select[Any]:
-    held = (
-        select(_E.chain_id, _E.token, _E.token_id, _balance_at().label("balance"))
-        .where(
-            _E.chain_id == bindparam("chain"),
-            _E.holder == bindparam("holder"),
-            _E.block_number <= bindparam("block"),
-        )
-        .group_by(_E.chain_id, _E.holder, _E.token, _E.token_id)
-    )
+def _next_pair(by_contract: bool, paged: bool) -> Select[Any]:
+    """The holder's first (token, token_id) after :k0, :k1: one seek on the (chain, holder,
+    token, token_id, block) index, however long each pair's history is."""
+    stmt = select(*_PAIR).where(_E.chain_id == bindparam("chain"), _E.holder == bindparam("holder"))
     if by_contract:
-        held = held.where(_E.token == bindparam("contract"))
+        stmt = stmt.where(_E.token == bindparam("contract"))
     if paged:
         at = tuple_(bindparam("k0", type_=_E.token.type), bindparam("k1", type_=_E.token_id.type))
-        held = held.where(tuple_(_E.token, _E.token_id) > at)
-    h = held.order_by(_E.token, _E.token_id).subquery("held")
-    tk = tokens.c
-    return (
-        select(
-            h.c.token,
-            h.c.token_id,
-            h.c.balance,
-            tk.name.label("token_name"),
-            tk.symbol.label("token_symbol"),
-            *nft_metadata_columns(),
-        )
-        .select_from(join_token_info(h, h.c.chain_id, h.c.token, h.c.token_id))
-        .where(h.c.balance > 0)
-        .order_by(h.c.token, h.c.token_id)
-        .limit(bindparam("limit"))
+        stmt = stmt.where(tuple_(*_PAIR) > at)
+    return stmt.order_by(*_PAIR).limit(1)
+
+
+# The pair's balance at :block: its last change at or before it (a primary-key seek).
+_HELD_AT = (
+    select(_E.balance)
+    .where(
+        _E.chain_id == bindparam("chain"),
+        _E.token == bindparam("token"),
+        _E.token_id == bindparam("token_id", type_=_E.token_id.type),
+        _E.holder == bindparam("holder"),
+        _E.block_number <= bindparam("block"),
     )
+    .order_by(_E.block_number.desc())
+    .limit(1)
+)
+
+
+class Erc1155Holding(NamedTuple):
+    """A positive ERC-1155 balance with the token's metadata (the columns the shapes read)."""
+
+    token: str
+    token_id: int
+    balance: int
+    token_name: str | None
+    token_symbol: str | None
+    token_uri: str | None
+    index_status: str | None
+    nft_name: str | None
+    nft_description: str | None
+    image_uri: str | None
+    external_url: str | None
+    metadata_json: str | None
+    last_updated: int | None
 
 
 def erc1155_at(
@@ -79,54 +76,50 @@ def erc1155_at(
     contract: str | None,
     after: Sequence[Any] | None,
     limit: int,
-) -> Sequence[AnyRow]:
-    """ERC-1155 tokens `holder` has a positive balance of at `block`, by (token, token_id)."""
-    params: dict[str, Any] = {
-        "chain": chain_id,
-        "holder": holder,
-        "block": block,
-        "contract": contract,
-        "limit": limit,
-    }
-    if after is not None:
-        params.update(k0=str(after[0]), k1=int(after[1]))
-    return fetch(conn, _erc1155(contract is not None, after is not None), params)
+) -> list[Erc1155Holding]:
+    """Up to `limit` ERC-1155 tokens `holder` has a positive balance of at `block`, by (token,
+    token_id) after `after`: the holder's next pair by an index seek, its balance at the
+    block by a primary-key seek, zero balances (sold out, or not yet held) skipped."""
+    params: dict[str, Any] = {"chain": chain_id, "holder": holder, "contract": contract}
+    cursor = None if after is None else (str(after[0]), int(after[1]))
+    found: list[Erc1155Holding] = []
+    while len(found) < limit:
+        if cursor is not None:
+            params.update(k0=cursor[0], k1=cursor[1])
+        pair = fetch(conn, _next_pair(contract is not None, cursor is not None), params)
+        if not pair:
+            break
+        cursor = (str(pair[0].token), int(pair[0].token_id))
+        at = {**params, "token": cursor[0], "token_id": cursor[1], "block": block}
+        balance = fetch_scalar(conn, _HELD_AT, at)
+        if balance is not None and int(balance) > 0:
+            info = nfts.token(conn, chain_id, cursor[0], cursor[1])
+            found.append(_holding(cursor, int(balance), info))
+    return found
 
 
-_NF = nft_tokens.c
-_O = erc721_owners.c
-_TK = tokens.c
-_NFT = (
-    select(
-        _NF.token,
-        _NF.token_id,
-        _NF.standard,
-        *nft_metadata_columns(),
-        _O.owner,
-        _TK.name.label("token_name"),
-        _TK.symbol.label("token_symbol"),
+def _holding(pair: tuple[str, int], balance: int, info: AnyRow | None) -> Erc1155Holding:
+    if info is None:
+        return Erc1155Holding(pair[0], pair[1], balance, *([None] * 10))
+    return Erc1155Holding(
+        pair[0],
+        pair[1],
+        balance,
+        info.token_name,
+        info.token_symbol,
+        info.token_uri,
+        info.index_status,
+        info.nft_name,
+        info.nft_description,
+        info.image_uri,
+        info.external_url,
+        info.metadata_json,
+        info.last_updated,
     )
-    .select_from(
-        nft_tokens.outerjoin(
-            erc721_owners,
-            and_(_O.chain_id == _NF.chain_id, _O.token == _NF.token, _O.token_id == _NF.token_id),
-        ).outerjoin(tokens, and_(_TK.chain_id == _NF.chain_id, _TK.address == _NF.token))
-    )
-    .where(
-        _NF.chain_id == bindparam("chain"),
-        _NF.token == bindparam("token"),
-        _NF.token_id == bindparam("token_id", type_=_NF.token_id.type),
-    )
-)
-
-
-def nft(conn: Connection, chain_id: int, token: str, token_id: int) -> AnyRow | None:
-    """One ERC-721/1155 token ever seen, with its owner (721), collection and metadata."""
-    rows = fetch(conn, _NFT, {"chain": chain_id, "token": token, "token_id": token_id})
-    return rows[0] if rows else None
 
 
 _CO = contracts.c
+_TK = tokens.c
 _CONTRACT = select(*contracts.c).where(
     _CO.chain_id == bindparam("chain"), _CO.address == bindparam("address")
 )

@@ -9,6 +9,7 @@ holder.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Connection, Exists, Table, and_, bindparam, exists, or_, select
 
@@ -23,8 +24,8 @@ from avadata.store.schema import (
     transfer_participants,
 )
 
-_CHAIN = bindparam("chain")
-_ADDRESS = bindparam("address")
+_CHAIN: Any = bindparam("chain")
+_ADDRESS: Any = bindparam("address")
 
 
 def _probe(table: Table, column: str) -> Exists:
