@@ -49,8 +49,19 @@ _ADDRESS_OF = {
     "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}": ERC721,
     "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex": ERC721,
 }
-# The EVM Data API routes (the metrics routes are tested by their own suite).
-schema = schemathesis.openapi.from_asgi("/openapi.json", APP).include(path_regex="^/v1/chains")
+# The EVM Data API routes and the service operations (the metrics routes are tested by their
+# own suite).
+_EVM_PATHS = "|".join(
+    (
+        "^/v1/chains",
+        "^/v2/chains/",
+        "^/v1/address/",
+        "^/v1/transactions$",
+        "^/v1/blocks$",
+        "^/v[12]/(health|live)-check$",
+    )
+)
+schema = schemathesis.openapi.from_asgi("/openapi.json", APP).include(path_regex=_EVM_PATHS)
 _rng = random.Random(1)
 
 
