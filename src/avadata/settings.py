@@ -1,7 +1,8 @@
 """The one settings model (environment prefix AVADATA_), built by the CLI and passed down.
 
 Stage: shared. Every field has a default that works on a laptop: a loopback server, no rate
-limits on loopback, no outbound fetches, no prices. Other stages may add fields here.
+limits on loopback, no prices; the only outbound fetches are NFT metadata's, paced and kept
+off private addresses. Other stages may add fields here.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ class Settings(BaseSettings):
     native_token_symbol: str = "AVAX"
     native_token_decimals: int = 18
 
+    # The health check's bound on a chain's lag: seconds since its last indexed block's time
+    # beyond which the chain is reported down. None: lag is reported, never judged (a devnet
+    # makes blocks only when sent transactions, so an idle chain is not a stalled indexer).
+    health_max_lag_s: float | None = Field(default=None, gt=0)
+
     # Rate limits in requests per minute per client (IP, or API key when one is sent), for the
     # Data API and the Metrics API alike (one limiter, one count per request; metrics needs no
     # key, a key raises the limit on both). 0 turns a limit off. Loopback clients are exempt
@@ -49,8 +55,14 @@ class Settings(BaseSettings):
     rate_limit_keyed: int = Field(default=0, ge=0)
     rate_limit_loopback: bool = False
 
-    # NFT metadata resolution: no outbound fetch unless enabled.
-    nft_fetch_enabled: bool = False
+    # NFT metadata resolution (the worker `serve` runs unless --no-nft-worker): tokenURI by
+    # eth_call on the chain's node, then the metadata over http(s)/ipfs, at most nft_fetch_per_s
+    # fetches a second, each cut at nft_fetch_timeout_s and nft_max_metadata_bytes. Hosts on
+    # loopback, private or link-local addresses are refused unless nft_fetch_private is set
+    # (`avadata up` sets it: the devnet serves its metadata on 127.0.0.1).
+    nft_fetch_enabled: bool = True
+    nft_fetch_private: bool = False
+    nft_fetch_per_s: float = Field(default=4.0, gt=0)
     ipfs_gateway: str = "https://ipfs.io/ipfs/"
     nft_fetch_timeout_s: float = 10.0
     nft_max_metadata_bytes: int = 1_000_000

@@ -21,6 +21,9 @@ LISTS: list[tuple[str, str, int]] = [
     (f"{A}/balances:listErc721", "erc721TokenBalances", 500),
     (f"{C}/contracts/{ALICE}/deployments", "contracts", 100),
     (f"{C}/nfts/collections/{ERC721}/tokens", "tokens", 100),
+    (f"{A}/transactions", "transactions", 100),
+    (f"{A}/transactions:listNative", "transactions", 100),
+    (f"{A}/balances:listCollectibles", "collectibleBalances", 500),
 ]
 
 # Routes with an {address} segment: (prefix, suffix) around the address.
@@ -34,6 +37,13 @@ ADDRESS_ROUTES: list[tuple[str, str]] = [
     (f"{C}/addresses/", "/balances:listErc721"),
     (f"{C}/contracts/", "/deployments"),
     (f"{C}/nfts/collections/", "/tokens"),
+    (f"{C}/addresses/", "/transactions"),
+    (f"{C}/addresses/", "/transactions:listNative"),
+    (f"{C}/addresses/", "/balances:getNative"),
+    (f"{C}/addresses/", "/balances:listErc1155"),
+    (f"{C}/addresses/", "/balances:listCollectibles"),
+    (f"{C}/addresses/", ""),
+    (f"{C}/contracts/", "/transactions:getDeployment"),
 ]
 
 SINGLES: list[str] = ["/v1/chains", f"{C}"]

@@ -109,6 +109,9 @@ def build() -> tuple[Chain, list[EvmBatch]]:
                     method_hash="" if creation else "0xa9059cbb",
                     method_name=None if creation else "transfer(address,uint256)",
                     contract_address=("0x" + f"{n:02x}" * 20) if creation else None,
+                    input="0x6080" if creation else "0xa9059cbb" + f"{n:064x}{i:064x}",
+                    max_fee_per_gas=30_000_000_000 if i % 2 == 0 else None,
+                    max_priority_fee_per_gas=1_000_000_000 if i % 2 == 0 else None,
                 )
             )
             if creation:

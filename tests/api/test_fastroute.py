@@ -8,15 +8,41 @@ from urllib.parse import quote
 import pytest
 from fastapi import APIRouter, Query
 
-from avadata.api import fastroute
-from avadata.api.data import balances, blocks, chains, contracts, internals, nfts, transactions
+from avadata.api import fastroute, health
+from avadata.api.data import (
+    address_txs,
+    allchains,
+    balances,
+    blocks,
+    chains,
+    contracts,
+    holdings,
+    internals,
+    nfts,
+    transactions,
+    tx_detail,
+)
 from avadata.api.data import transfers as transfer_routes
 from avadata.api.fastroute import FastRoute
 from tests.api.http import TestClient
 from tests.api.routes import ADDRESS_ROUTES, LISTS, SINGLES, C
 from tests.api.synthetic import ALICE
 
-_EVM_ROUTERS = (blocks, transactions, transfer_routes, internals, balances, contracts, nfts, chains)
+_EVM_ROUTERS = (
+    blocks,
+    transactions,
+    transfer_routes,
+    internals,
+    balances,
+    contracts,
+    nfts,
+    chains,
+    address_txs,
+    allchains,
+    holdings,
+    tx_detail,
+    health,
+)
 
 # Values each parameter kind is tried with: well-formed ones (the fast path serves them) and
 # every near miss that pydantic may read differently from a plain parser (FastAPI decides).

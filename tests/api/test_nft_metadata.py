@@ -99,6 +99,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if self.path.startswith("/ok/"):
             body = json.dumps({**DOC, "name": f"Thing {self.path[4:]}"}).encode()
             self.send_response(200)
+        elif self.path.startswith("/redirect/"):
+            self.send_response(302)
+            self.send_header("Location", "/ok/" + self.path[len("/redirect/") :])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         elif self.path.startswith("/slow-down/"):
             body = b"{}"
             self.send_response(429)
@@ -122,6 +128,24 @@ def meta_server() -> Iterator[str]:
     yield f"http://127.0.0.1:{srv.server_address[1]}"
     srv.shutdown()
     srv.server_close()
+
+
+def test_fetch_follows_redirects_paced_and_refuses_private_hosts(meta_server: str) -> None:
+    import time
+
+    import httpx
+
+    with httpx.Client(timeout=5) as client:
+        fetch = calls.make_fetch(client, 10_000, per_s=20)
+        started = time.monotonic()
+        for _ in range(3):
+            code, body = fetch(f"{meta_server}/redirect/7")
+            assert code == 200 and json.loads(body)["name"] == "Thing 7"
+        assert time.monotonic() - started >= 0.1  # three fetches at 20/s: two 50 ms gaps
+        guarded = calls.make_fetch(client, 10_000, allow_private=False)
+        for url in (f"{meta_server}/ok/1", "http://169.254.169.254/latest/meta-data"):
+            with pytest.raises(OSError, match="not a public address"):
+                guarded(url)
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ def served(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[TestClient, object, object, str]]:
     from avadata.devnet.evm import traffic
+    from avadata.indexer.fetch.protocol import NativeBalanceMode
     from avadata.indexer.run import RunOptions, index_chains
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate
@@ -38,7 +39,10 @@ def served(
         url = f"sqlite:///{path}"
         engine = make_engine(url)
         migrate(engine)
-        asyncio.run(index_chains(engine, [anvil.rpc_url], RunOptions(once=True, chunk_blocks=20)))
+        # History mode: a native balance at a past block is then the node's (the default
+        # head mode knows each balance from the indexing head on).
+        options = RunOptions(once=True, chunk_blocks=20, native_balances=NativeBalanceMode.HISTORY)
+        asyncio.run(index_chains(engine, [anvil.rpc_url], options))
         engine.dispose()
         app = create_app(Settings(db_url=url, page_token_secret="node-values-secret"))
         with TestClient(app) as client:
@@ -146,25 +150,30 @@ def test_native_balance_matches_get_balance(served) -> None:
         assert api["nativeTokenBalance"]["balance"] == str(node.native_balance(address, head))
 
 
-def test_nft_worker_reads_token_uris_from_the_node(served) -> None:
+def _resolve_nfts(url: str) -> None:
+    """Run the NFT metadata worker until nothing is due. No fetch function: nothing but the
+    node is contacted; data: URIs resolve offline."""
     import httpx
 
     from avadata.indexer.nft import calls
     from avadata.indexer.nft.worker import run_once
     from avadata.store.engine import make_engine
 
-    client, node, ledger, url = served
-    collectible = ledger.roles["collectible"]
     engine = make_engine(url)
     with httpx.Client(timeout=10) as http:
 
         def token_uri(rpc_url: str, token: str, standard: str, token_id: int) -> str:
             return calls.token_uri(http, rpc_url, token, standard, token_id)
 
-        # No fetch function: nothing but the node is contacted; data: URIs resolve offline.
         while run_once(engine, Settings(db_url=url), token_uri=token_uri, fetch=None):
             pass
     engine.dispose()
+
+
+def test_nft_worker_reads_token_uris_from_the_node(served) -> None:
+    client, node, ledger, url = served
+    collectible = ledger.roles["collectible"]
+    _resolve_nfts(url)
     tokens = walk(
         client, f"/v1/chains/{CHAIN_ID}/nfts/collections/{collectible}/tokens", "tokens", 100
     )
@@ -188,3 +197,116 @@ def test_nft_worker_reads_token_uris_from_the_node(served) -> None:
         else:
             assert t["tokenUri"] == f"ipfs://bafybeidevnetcollectible/{tid}"
             assert meta["indexStatus"] == "UNINDEXED"
+
+
+def _listed_frames(frame: dict[str, object], depth: int = 0) -> list[tuple[str, str, int]]:
+    """(type, to, value) of the frames the Data API lists, from the node's callTracer tree:
+    below the root, a non-zero-value CALL/CALLCODE or any CREATE, in call order."""
+    out: list[tuple[str, str, int]] = []
+    op = str(frame["type"]).upper()
+    value = int(str(frame.get("value") or "0x0"), 16)
+    if depth > 0 and ((op in ("CALL", "CALLCODE") and value) or op.startswith("CREATE")):
+        out.append((op, str(frame.get("to") or "").lower(), value))
+    for child in frame.get("calls") or []:  # type: ignore[attr-defined]
+        out += _listed_frames(child, depth + 1)
+    return out
+
+
+def test_get_transaction_matches_receipt_and_trace(served) -> None:
+    client, node, _, _ = served
+    head = node.head()
+    blocks = node.batch([("eth_getBlockByNumber", [hex(n), True]) for n in range(head + 1)])
+    txs = [(b, t) for b in blocks for t in b["transactions"]][::7][:40]
+    assert txs
+    transfer = "0x" + "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+    for blk, tx in txs:
+        rc = node.call("eth_getTransactionReceipt", [tx["hash"]])
+        trace = node.call("debug_traceTransaction", [tx["hash"], {"tracer": "callTracer"}])
+        body = client.get(f"/v1/chains/{CHAIN_ID}/transactions/{tx['hash']}").json()
+        native = body["nativeTransaction"]
+        assert native["input"] == tx["input"]
+        assert native["gasUsed"] == str(int(rc["gasUsed"], 16))
+        assert native["txStatus"] == str(int(rc["status"], 16))
+        assert native["baseFeePerGas"] == str(int(blk.get("baseFeePerGas", "0x0"), 16))
+        if "maxFeePerGas" in tx:
+            assert native["maxFeePerGas"] == str(int(tx["maxFeePerGas"], 16))
+        erc20_logs = [
+            int(lg["logIndex"], 16)
+            for lg in rc["logs"]
+            if lg["topics"] and lg["topics"][0] == transfer and len(lg["topics"]) == 3
+        ]
+        assert [t["logIndex"] for t in body["erc20Transfers"]] == erc20_logs
+        got = [
+            (i["internalTxType"], i["to"]["address"].lower(), int(i["value"]))
+            for i in body["internalTransactions"]
+        ]
+        assert got == _listed_frames(trace), tx["hash"]
+
+
+def test_native_balance_at_a_block_matches_get_balance(served) -> None:
+    client, node, ledger, _ = served
+    head = node.head()
+    for address in ledger.addresses[:6]:
+        for block in (head // 2, head):
+            api = client.get(
+                f"/v1/chains/{CHAIN_ID}/addresses/{address}/balances:getNative",
+                params={"blockNumber": str(block)},
+            ).json()
+            assert api["nativeTokenBalance"]["balance"] == str(
+                node.native_balance(address, block)
+            ), (address, block)
+
+
+def test_collectibles_match_owner_of_and_balance_of(served) -> None:
+    from eth_abi.abi import decode, encode
+
+    client, node, ledger, _ = served
+    head = node.head()
+    logs = node.token_transfers(head)
+    nft_tokens = {ledger.roles["collectible"].lower(), ledger.roles["multi"].lower()}
+    holders = sorted({to for (*_k, tok, _f, to, _t, _v) in logs if tok in nft_tokens})
+    holders = [h for h in holders if h != "0x" + "00" * 20][:6]
+    assert holders
+    seen = 0
+    for holder in holders:
+        items = walk(
+            client,
+            f"/v1/chains/{CHAIN_ID}/addresses/{holder}/balances:listCollectibles",
+            "collectibleBalances",
+            50,
+        )
+        for item in items:
+            token, tid = item["address"], int(item["tokenId"])
+            if item["ercType"] == "ERC-721":
+                data = "0x6352211e" + encode(["uint256"], [tid]).hex()  # ownerOf
+                owner = node.call("eth_call", [{"to": token, "data": data}, hex(head)])
+                assert "0x" + owner[-40:] == holder
+            else:
+                # balanceOfBatch (the standard's; the devnet's balanceOf getter takes (id, owner)).
+                args = encode(["address[]", "uint256[]"], [[holder], [tid]]).hex()
+                raw = node.call("eth_call", [{"to": token, "data": "0x4e1273f4" + args}, hex(head)])
+                (held,) = decode(["uint256[]"], bytes.fromhex(raw[2:]))
+                assert int(item["balance"]) == held[0]
+            seen += 1
+    assert seen
+
+
+def test_token_details_match_token_uri(served) -> None:
+    from eth_abi.abi import decode, encode
+
+    client, node, ledger, url = served
+    collectible = ledger.roles["collectible"]
+    _resolve_nfts(url)
+    tokens = walk(
+        client, f"/v1/chains/{CHAIN_ID}/nfts/collections/{collectible}/tokens", "tokens", 100
+    )
+    owned = [t for t in tokens if "ownerAddress" in t][:5]
+    assert owned
+    for t in owned:
+        tid = int(t["tokenId"])
+        got = client.get(f"/v1/chains/{CHAIN_ID}/nfts/collections/{collectible}/tokens/{tid}")
+        body = got.json()
+        data = "0xc87b56dd" + encode(["uint256"], [tid]).hex()  # tokenURI
+        raw = node.call("eth_call", [{"to": collectible, "data": data}, "latest"])
+        (uri,) = decode(["string"], bytes.fromhex(raw[2:]))
+        assert body["tokenUri"] == uri and body["ownerAddress"] == t["ownerAddress"]

@@ -62,3 +62,34 @@ def test_balances_at_past_blocks(pg_client: TestClient, client: TestClient) -> N
             pg_client.get(f"{A}/balances:listErc20", params=params).json()
             == client.get(f"{A}/balances:listErc20", params=params).json()
         )
+
+
+def _singles() -> list[str]:
+    from tests.api.synthetic import BOB, CAROL, CHAIN_ID, ERC20, ERC721, ERC1155
+
+    chain = build()[0]
+    c = f"/v1/chains/{CHAIN_ID}"
+    created = chain.contracts[0].address
+    return [
+        f"{c}/blocks/7",
+        f"{c}/blocks/{chain.blocks[9].hash}",
+        *(f"{c}/transactions/{t.hash}" for t in chain.txs if t.block_number in (9, 21)),
+        f"{A}/balances:getNative?blockNumber=12",
+        f"{c}/addresses/{CAROL}/balances:listErc1155?blockNumber=11",
+        f"{c}/addresses/{ERC20}",
+        f"{c}/addresses/{created}",
+        f"{c}/contracts/{created}/transactions:getDeployment",
+        f"{c}/nfts/collections/{ERC721}/tokens/30",
+        f"{c}/nfts/collections/{ERC1155}/tokens/{2**200}",
+        f"/v1/address/{CAROL}/chains",
+        "/v1/transactions?pageSize=7",
+        "/v1/blocks?pageSize=7",
+        f"/v2/chains/{CHAIN_ID}/addresses/{BOB}/transactions?sortOrder=asc",
+    ]
+
+
+@pytest.mark.parametrize("path", _singles())
+def test_same_answers_on_both_engines(pg_client: TestClient, client: TestClient, path: str):
+    mine = client.get(path)
+    assert mine.status_code == 200, mine.text
+    assert pg_client.get(path).json() == mine.json()

@@ -47,6 +47,35 @@ const calls = [
   ["address.contracts.listDeployments", () => evm.address.contracts.listDeployments({ chainId, address, pageSize: 2 }, opts), "contracts", true],
   ["nfts.list(721)", () => sdk.data.nfts.list({ chainId, address: token721, pageSize: 3 }, opts), "tokens", true],
   ["nfts.list(1155)", () => sdk.data.nfts.list({ chainId, address: token1155, pageSize: 1 }, opts), "tokens", true],
+  // Issue 20: the rest of the EVM Data API and the service operations.
+  ["blocks.get", () => evm.blocks.get({ chainId, blockId }, opts), null, false],
+  ["blocks.get(hash)", () => evm.blocks.get({ chainId, blockId: args.blockHash }, opts), null, false],
+  ["transactions.get", () => evm.transactions.get({ chainId, txHash: args.txHash }, opts), null, false],
+  ["address.transactions.list", () => evm.address.transactions.list({ chainId, address, pageSize: 4 }, opts), "transactions", true],
+  ["address.transactions.list(asc)", () => evm.address.transactions.list({ chainId, address, pageSize: 9, sortOrder: "asc", startBlock: 3, endBlock: 25 }, opts), "transactions", true],
+  ["address.transactions.listNative", () => evm.address.transactions.listNative({ chainId, address, pageSize: 5 }, opts), "transactions", true],
+  ["address.balances.getNative", () => evm.address.balances.getNative({ chainId, address }, opts), null, false],
+  ["address.balances.getNative(block)", () => evm.address.balances.getNative({ chainId, address, blockNumber: "4", currency: "eur" }, opts), null, false],
+  ["address.balances.listErc1155", () => evm.address.balances.listErc1155({ chainId, address: args.holder1155, pageSize: 1 }, opts), "erc1155TokenBalances", true],
+  ["address.balances.listCollectibles", () => evm.address.balances.listCollectibles({ chainId, address: args.holder1155, pageSize: 2 }, opts), "collectibleBalances", true],
+  ["address.balances.listCollectibles(721)", () => evm.address.balances.listCollectibles({ chainId, address, pageSize: 2 }, opts), "collectibleBalances", true],
+  ["contracts.getMetadata(20)", () => evm.contracts.getMetadata({ chainId, address: token20 }, opts), null, false],
+  ["contracts.getMetadata(721)", () => evm.contracts.getMetadata({ chainId, address: token721 }, opts), null, false],
+  ["contracts.getMetadata(created)", () => evm.contracts.getMetadata({ chainId, address: args.created }, opts), null, false],
+  ["contracts.getDeploymentTransaction", () => evm.contracts.getDeploymentTransaction({ chainId, address: args.created }, opts), null, false],
+  ["nfts.get(721)", () => sdk.data.nfts.get({ chainId, address: token721, tokenId: args.tokenId721 }, opts), null, false],
+  ["nfts.get(1155)", () => sdk.data.nfts.get({ chainId, address: token1155, tokenId: args.tokenId1155 }, opts), null, false],
+  ["nfts.reindex", () => sdk.data.nfts.reindex({ chainId, address: token721, tokenId: args.tokenId721 }, opts), null, false],
+  ["address.chains.list", () => evm.address.chains.list({ address }, opts), "indexedChains", false],
+  ["chains.getAddressChains", () => evm.chains.getAddressChains({ address }, opts), "indexedChains", false],
+  ["transactions.listLatestAllChains", () => evm.transactions.listLatestAllChains({ pageSize: 20 }, opts), "transactions", true],
+  ["chains.listAllLatestTransactions", () => evm.chains.listAllLatestTransactions({ pageSize: 20, status: "failed" }, opts), "transactions", true],
+  ["blocks.listLatestAllChains", () => evm.blocks.listLatestAllChains({ pageSize: 4 }, opts), "blocks", true],
+  ["chains.listAllLatestBlocks", () => evm.chains.listAllLatestBlocks({ pageSize: 4, network: "testnet" }, opts), "blocks", true],
+  ["data.healthCheck", () => sdk.data.healthCheck(opts), null, false],
+  ["data.liveCheck", () => sdk.data.liveCheck(opts), null, false],
+  ["metrics.healthCheck", () => sdk.metrics.healthCheck(opts), null, false],
+  ["metrics.liveCheck", () => sdk.metrics.liveCheck(opts), null, false],
 ];
 
 const summary = {};
@@ -81,6 +110,18 @@ try {
   summary["unknown chain"] = { error: err?.constructor?.name };
   if (err?.constructor?.name !== "NotFoundError") {
     console.log(JSON.stringify({ ok: false, name: "unknown chain", error: String(err) }));
+    process.exit(1);
+  }
+}
+// An unknown transaction is a 404 the SDK types as NotFoundError too.
+try {
+  await evm.transactions.get({ chainId, txHash: "0x" + "cd".repeat(32) }, opts);
+  console.log(JSON.stringify({ ok: false, name: "unknown tx", error: "no error thrown" }));
+  process.exit(1);
+} catch (err) {
+  summary["unknown tx"] = { error: err?.constructor?.name };
+  if (err?.constructor?.name !== "NotFoundError") {
+    console.log(JSON.stringify({ ok: false, name: "unknown tx", error: String(err) }));
     process.exit(1);
   }
 }

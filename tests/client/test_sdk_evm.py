@@ -11,7 +11,7 @@ import pytest
 
 from avadata.api.app import create_app
 from avadata.settings import Settings
-from tests.api.synthetic import ALICE, CHAIN_ID, ERC20, ERC721, ERC1155, write_store
+from tests.api.synthetic import ALICE, CAROL, CHAIN_ID, ERC20, ERC721, ERC1155, write_store
 from tests.support.server import TOOLS, run_node, serving
 
 SCRIPT = Path(__file__).with_name("evm_endpoints.mjs")
@@ -45,6 +45,11 @@ def test_every_evm_endpoint_parses_in_the_sdk(server: tuple[str, object]) -> Non
         "token1155": ERC1155,
         "blockId": "7",
         "blockHash": block.hash,
+        "txHash": next(t.hash for t in chain.txs if t.block_number == 21),  # type: ignore[attr-defined]
+        "holder1155": CAROL,
+        "created": chain.contracts[0].address,  # type: ignore[attr-defined]
+        "tokenId721": "30",
+        "tokenId1155": str(2**200),
     }
     result, stderr = run_node(SCRIPT, base, json.dumps(args))
     assert result["_returncode"] == 0 and result["ok"], json.dumps(result, indent=1) + stderr
@@ -56,3 +61,11 @@ def test_every_evm_endpoint_parses_in_the_sdk(server: tuple[str, object]) -> Non
     assert summary["nfts.list(721)"]["pages"] > 1
     assert summary["unknown chain"]["error"] == "NotFoundError"
     assert summary["unknown api key"]["error"] == "UnauthorizedError"
+    # Issue 20's operations: every page followed, every body parsed.
+    assert summary["address.transactions.list"]["pages"] > 1
+    assert summary["transactions.listLatestAllChains"]["pages"] > 1
+    assert summary["blocks.listLatestAllChains"]["items"] == 30
+    assert summary["chains.listAllLatestBlocks"]["items"] == 30
+    assert summary["address.balances.listErc1155"]["items"] >= 2
+    assert summary["address.chains.list"]["items"] == 1
+    assert summary["unknown tx"]["error"] == "NotFoundError"

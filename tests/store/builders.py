@@ -73,6 +73,9 @@ def tx(chain_id: int, number: int, index: int, *, value: int = 10**18, success: 
         method_hash="",
         method_name=None,
         contract_address=None,
+        input="0x",
+        max_fee_per_gas=30 * 10**9,
+        max_priority_fee_per_gas=10**9 + index,
     )
 
 

@@ -13,18 +13,22 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from avadata.api import errors, prometheus
+from avadata.api import errors, health, prometheus
 from avadata.api import metrics as metrics_api
 from avadata.api.dashboard import routes as dashboard
 from avadata.api.data import (
+    address_txs,
+    allchains,
     balances,
     blocks,
     chains,
     contracts,
+    holdings,
     internals,
     nfts,
     transactions,
     transfers,
+    tx_detail,
 )
 from avadata.api.deps import AppState, LoopConnection
 from avadata.api.encoding import JsonResponse
@@ -39,12 +43,18 @@ from avadata.store.engine import make_reader_engine
 from avadata.store.types import Engine
 
 _ROUTERS = (
+    health,
+    # Before chains: its older paths (/v1/chains/allBlocks, ...) would match /v1/chains/{chainId}.
+    allchains,
     chains,
     blocks,
     transactions,
+    tx_detail,
+    address_txs,
     transfers,
     internals,
     balances,
+    holdings,
     contracts,
     nfts,
     primary_routes,
@@ -79,6 +89,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         loop.close()
+        app.state.avadata.writer.close()
 
     app = FastAPI(
         title="avadata Data API",

@@ -22,6 +22,7 @@ from avadata.api.errors import bad_request, not_found
 from avadata.api.paging import PageCodec
 from avadata.api.prices import PriceSource
 from avadata.settings import Settings
+from avadata.store.engine import make_engine
 from avadata.store.queries import chains as chain_queries
 from avadata.store.queries.chains import ChainRow
 from avadata.store.types import Connection, Engine
@@ -110,6 +111,27 @@ class LoopConnection:
             self._conn = None
 
 
+class StoreWriter:
+    """A writer engine on the store, made on first use: the few operations that write
+    (reindexNft) are rare, and the server otherwise holds no write handle. Its users run in a
+    worker thread (never inline on the event loop: a write may wait for the indexer's lock)."""
+
+    def __init__(self) -> None:
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+
+    def engine(self, url: str) -> Engine:
+        with self._lock:
+            if self._engine is None:
+                self._engine = make_engine(url)
+            return self._engine
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+
 @dataclass(frozen=True, slots=True)
 class AppState:
     """What create_app builds once and every request reads."""
@@ -123,6 +145,7 @@ class AppState:
     inline: bool = False
     # Per app: two apps on two stores must not share chain rows.
     chains: _ChainCache = field(default_factory=lambda: _ChainCache())
+    writer: StoreWriter = field(default_factory=StoreWriter)
 
 
 # Async (it does no I/O) so FastAPI does not hop to a worker thread to run it.

@@ -190,11 +190,15 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
 @contextlib.contextmanager
 def served(db_url: str) -> Iterator[str]:
     """`avadata serve` of `db_url` in its own process (as deployed) on a free local port, with
-    the rate limits off (the load is the benchmark's own); yields its base URL once it answers."""
+    the rate limits and the NFT metadata worker off (the load, and the CPU, are the benchmark's
+    own); yields its base URL once it answers."""
     port = _free_port()
     env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "avadata", "serve", "--db", db_url, "--port", str(port)],
+        [
+            *(sys.executable, "-m", "avadata", "serve", "--db", db_url),
+            *("--port", str(port), "--no-nft-worker"),
+        ],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

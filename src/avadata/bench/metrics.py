@@ -275,7 +275,17 @@ def _serve_and_time(url: str, chain_id: int, rounds: int) -> LatencyFigures:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
     server = subprocess.Popen(
-        [sys.executable, "-m", "avadata", "serve", "--db", url, "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "avadata",
+            "serve",
+            "--db",
+            url,
+            "--port",
+            str(port),
+            "--no-nft-worker",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -29,11 +29,11 @@ def serve(
     nft_worker: Annotated[
         bool,
         typer.Option(
-            "--nft-worker",
-            help="also resolve NFT metadata in the background (tokenURI by eth_call; http/ipfs "
-            "fetches only with AVADATA_NFT_FETCH_ENABLED=true)",
+            "--nft-worker/--no-nft-worker",
+            help="resolve NFT metadata in the background (tokenURI by eth_call, then http/ipfs, "
+            "paced by AVADATA_NFT_FETCH_PER_S; AVADATA_NFT_FETCH_ENABLED=false: no fetch)",
         ),
-    ] = False,
+    ] = True,
 ) -> None:
     import uvicorn
 

@@ -6,6 +6,7 @@ for, and all stopped together: Ctrl-C, or any child exiting, stops the rest.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -105,7 +106,9 @@ def up(
             index_args += ["--rpc", url]
         procs.append(subprocess.Popen(index_args))
         names.append("index")
-        api = subprocess.Popen([*exe, "serve", "--db", db, "--port", str(port)])
+        # The devnet's NFT metadata is served on 127.0.0.1: the worker may fetch from it.
+        serve_env = {**os.environ, "AVADATA_NFT_FETCH_PRIVATE": "true"}
+        api = subprocess.Popen([*exe, "serve", "--db", db, "--port", str(port)], env=serve_env)
         procs.append(api)
         names.append("serve")
         _wait_http(f"http://127.0.0.1:{port}/openapi.json", "API", api, 120)

@@ -120,7 +120,8 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
         success = quantity(rc.get("status"), 1) == 1
         bare.append(success and gas_used == PLAIN_GAS and plain_transfer(tx))
         fees += price * gas_used
-        call_type, method_hash, method_name = classify(to, str(tx.get("input") or "0x"))
+        data = str(tx.get("input") or "0x")
+        call_type, method_hash, method_name = classify(to, data)
         tx_hash = str(tx["hash"]).lower()
         sender = str(tx["from"]).lower()
         # In Transaction's field order, without its keyword-binding constructor (one per
@@ -148,6 +149,9 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
                     method_hash,
                     method_name,
                     address(rc.get("contractAddress")),
+                    data,
+                    optional_quantity(tx.get("maxFeePerGas")),
+                    optional_quantity(tx.get("maxPriorityFeePerGas")),
                 ),
             )
         )

@@ -95,6 +95,11 @@ class Transaction(NamedTuple):
     # Resolved from the bundled signature table; None when unknown.
     method_name: str | None
     contract_address: str | None
+    # The call data as 0x hex, and the EIP-1559 fee caps (None for older types). Defaults so
+    # records built by hand need not name them; decode always gives the node's values.
+    input: str | None = None
+    max_fee_per_gas: int | None = None
+    max_priority_fee_per_gas: int | None = None
 
 
 class Log(NamedTuple):

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, select, update
 
+from avadata.store.nft_status import PENDING
 from avadata.store.queries.keyset import AnyRow
 from avadata.store.schema import chains, nft_tokens
 
@@ -55,3 +56,15 @@ def record(
             .where(and_(_NF.chain_id == chain_id, _NF.token == token, _NF.token_id == token_id))
             .values(**values)
         )
+
+
+def requeue(engine: Engine, chain_id: int, token: str, token_id: int) -> bool:
+    """Queue one token's metadata for a fresh fetch (reindexNft): due now, its attempts reset.
+    False when the token was never seen (no row to queue)."""
+    with engine.begin() as conn:
+        found = conn.execute(
+            update(nft_tokens)
+            .where(and_(_NF.chain_id == chain_id, _NF.token == token, _NF.token_id == token_id))
+            .values(index_status=PENDING, attempts=0, next_attempt_at=0)
+        )
+        return bool(found.rowcount)

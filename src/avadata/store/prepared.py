@@ -154,6 +154,7 @@ def prepare(batch: EvmBatch, applier_inputs: list[Any] | None = None) -> Prepare
     # SQLAlchemy (~0.2 s of its start, on the way to its first batch).
     tables = [
         ("evm_txs", R.TX_COLUMNS, [R.tx_row(t) for t in batch.transactions]),
+        ("evm_tx_inputs", R.TX_INPUT_COLUMNS, R.tx_input_rows(batch.transactions)),
         ("evm_logs", R.LOG_COLUMNS, [R.log_row(lg) for lg in batch.logs]),
         # Their internal_call_participants links follow from these: the writer derives them.
         ("internal_calls", R.CALL_COLUMNS, [R.call_row(c) for c in calls]),

@@ -103,6 +103,33 @@ def tx_row(t: Transaction) -> Row:
     )
 
 
+TX_INPUT_COLUMNS = (
+    "chain_id",
+    "block_number",
+    "tx_index",
+    "input",
+    "max_fee_per_gas",
+    "max_priority_fee_per_gas",
+)
+
+
+def tx_input_rows(txs: Iterable[Transaction]) -> list[Row]:
+    """evm_tx_inputs rows of the transactions whose input decode gave (records built by hand
+    may carry none)."""
+    return [
+        (
+            t.chain_id,
+            t.block_number,
+            t.tx_index,
+            t.input,
+            t.max_fee_per_gas,
+            t.max_priority_fee_per_gas,
+        )
+        for t in txs
+        if t.input is not None
+    ]
+
+
 LOG_COLUMNS = (
     "chain_id",
     "block_number",

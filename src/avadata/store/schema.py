@@ -164,6 +164,20 @@ evm_txs = Table(
     Index(None, "chain_id", "to_address", "block_number", "tx_index"),
 )
 
+# What only getTransaction shows of a transaction, apart from evm_txs so that the lists,
+# which read whole evm_txs rows, do not carry call data (a creation's is the contract's code).
+evm_tx_inputs = Table(
+    "evm_tx_inputs",
+    metadata,
+    Column("chain_id", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("input", Text, nullable=False),
+    Column("max_fee_per_gas", U256()),
+    Column("max_priority_fee_per_gas", U256()),
+    PrimaryKeyConstraint("chain_id", "block_number", "tx_index"),
+)
+
 evm_logs = Table(
     "evm_logs",
     metadata,
@@ -753,6 +767,7 @@ __all__ = [
     "erc721_owners",
     "evm_blocks",
     "evm_logs",
+    "evm_tx_inputs",
     "evm_txs",
     "internal_call_participants",
     "internal_calls",

@@ -88,7 +88,7 @@ def _contracts(raw: str | None) -> list[str] | None:
     return sorted({address(p, "contractAddresses") for p in parts})
 
 
-def _block_number(raw: str | None, latest: int | None) -> int | None:
+def at_block(raw: str | None, latest: int | None) -> int | None:
     if raw is None or raw == "":
         return latest
     if not raw.isdigit() or len(raw) > 18:
@@ -122,7 +122,7 @@ def list_erc20_balances(
     with chain_conn(st, chain_id) as (conn, chain):
         holder = address.lower()
         contracts = _contracts(contractAddresses)
-        block = _block_number(blockNumber, block_queries.latest_number(conn, chain.chain_id))
+        block = at_block(blockNumber, block_queries.latest_number(conn, chain.chain_id))
         filters = {
             "chain": chain.chain_id,
             "holder": holder,

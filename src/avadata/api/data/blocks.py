@@ -8,6 +8,7 @@ transaction of the block in one response, since the SDK never follows a token on
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from fastapi import APIRouter, Path
 
@@ -85,6 +86,25 @@ def resolve_block(conn: Connection, chain_id: int, block_id: str) -> AnyRow:
     return head
 
 
+BlockIdPath = Annotated[str, Path(alias="blockId", description="A block number or block hash")]
+
+
+@router.get(
+    "/v1/chains/{chainId}/blocks/{blockId}",
+    operation_id="getBlock",
+    responses={200: {"model": EvmBlock}, **ERROR_RESPONSES},
+    response_model=None,
+)
+@on_store
+def get_block(st: State, chain_id: ChainIdPath, block_id: BlockIdPath) -> JsonResponse:
+    with chain_conn(st, chain_id) as (conn, chain):
+        head = resolve_block(conn, chain.chain_id, block_id)
+        row = queries.block_at(conn, chain.chain_id, int(head.number))
+        if row is None:  # gone between the two reads: only a rewind of the store does that
+            raise not_found(f"blockId: block {block_id} is not indexed on chain {chain_id}")
+        return JsonResponse(evm_block(row))
+
+
 @router.get(
     "/v1/chains/{chainId}/blocks/{blockId}/transactions",
     operation_id="getTransactionsForBlock",
@@ -95,7 +115,7 @@ def resolve_block(conn: Connection, chain_id: int, block_id: str) -> AnyRow:
 def block_transactions(
     st: State,
     chain_id: ChainIdPath,
-    block_id: str = Path(alias="blockId", description="A block number or block hash"),
+    block_id: BlockIdPath,
     pageToken: PageToken = None,
     pageSize: BlockTxPageSize = 0,
 ) -> JsonResponse:

@@ -12,33 +12,20 @@ from typing import cast
 from fastapi import APIRouter
 
 from avadata.api.data.listing import ListRoute, mount, trace_position
-from avadata.api.data.models import (
-    InternalTransaction,
-    InternalTxType,
-    ListInternalTransactionsResponse,
-)
-from avadata.api.data.shapes import tx_ref
+from avadata.api.data.models import InternalTransaction, ListInternalTransactionsResponse
+from avadata.api.data.shapes import internal_detail, tx_ref
 from avadata.api.fastroute import FastRoute
 from avadata.store.queries import internals as queries
 from avadata.store.queries.keyset import AnyRow
 
 router = APIRouter(tags=["EVM internal transactions"], route_class=FastRoute)
 
-_OPS = frozenset(
-    {"UNKNOWN", "CALL", "CREATE", "CREATE2", "CREATE3", "CALLCODE", "DELEGATECALL", "STATICCALL"}
-)
-
 
 def internal_tx(row: AnyRow) -> InternalTransaction:
-    op = str(row.call_type).upper()
+    # The position first, then the frame as a transaction's detail shows it (its from and to
+    # keep tx_ref's places).
     item = tx_ref(row)
-    item.update(
-        internalTxType=cast(InternalTxType, op if op in _OPS else "UNKNOWN"),
-        value=str(row.value),
-        isReverted=bool(row.reverted),
-        gasUsed=str(row.gas_used),
-        gasLimit=str(row.gas),
-    )
+    item.update(internal_detail(row))
     return cast(InternalTransaction, item)
 
 

@@ -332,3 +332,174 @@ class ChainInfo(TypedDict):
 
 class DataListChainsResponse(TypedDict):
     chains: list[ChainInfo]
+
+
+# --- One transaction in full (getTransaction, getDeploymentTransaction) and an address's
+# transactions with their details (listTransactions, listTransactionsV2).
+
+FullNativeTransactionDetails = TypedDict(
+    "FullNativeTransactionDetails",
+    {
+        "blockNumber": str,
+        "blockTimestamp": int,
+        "blockHash": str,
+        "chainId": str,
+        "blockIndex": int,
+        "txHash": str,
+        "txStatus": str,
+        "txType": int,
+        "gasLimit": str,
+        "gasUsed": str,
+        "gasPrice": str,
+        "nonce": str,
+        "from": RichAddress,
+        "to": RichAddress,
+        "method": NotRequired[Method],
+        "value": str,
+        "input": str,
+        "baseFeePerGas": str,
+        "maxFeePerGas": NotRequired[str],
+        "maxPriorityFeePerGas": NotRequired[str],
+    },
+)
+
+# The transfer and internal-transaction details inside a transaction: the parties and the
+# amounts, without the transaction's own position (the functional form: `from`).
+Erc20TransferDetails = TypedDict(
+    "Erc20TransferDetails",
+    {
+        "from": RichAddress,
+        "to": RichAddress,
+        "logIndex": int,
+        "value": str,
+        "erc20Token": Erc20Token,
+    },
+)
+Erc721TransferDetails = TypedDict(
+    "Erc721TransferDetails",
+    {"from": RichAddress, "to": RichAddress, "logIndex": int, "erc721Token": Erc721Token},
+)
+Erc1155TransferDetails = TypedDict(
+    "Erc1155TransferDetails",
+    {
+        "from": RichAddress,
+        "to": RichAddress,
+        "logIndex": int,
+        "value": str,
+        "erc1155Token": Erc1155Token,
+    },
+)
+InternalTransactionDetails = TypedDict(
+    "InternalTransactionDetails",
+    {
+        "from": RichAddress,
+        "to": RichAddress,
+        "internalTxType": InternalTxType,
+        "value": str,
+        "isReverted": bool,
+        "gasUsed": str,
+        "gasLimit": str,
+    },
+)
+
+
+class Erc20TokenV2(Erc20Token):
+    tokenReputation: Literal["Malicious", "Benign"] | None
+
+
+Erc20TransferDetailsV2 = TypedDict(
+    "Erc20TransferDetailsV2",
+    {
+        "from": RichAddress,
+        "to": RichAddress,
+        "logIndex": int,
+        "value": str,
+        "erc20Token": Erc20TokenV2,
+    },
+)
+
+
+class NetworkTokenDetails(TypedDict):
+    networkToken: NetworkToken
+    currentPrice: NotRequired[Money]
+    historicalPrice: NotRequired[Money]
+
+
+class GetTransactionResponse(TypedDict):
+    erc20Transfers: NotRequired[list[Erc20TransferDetails]]
+    erc721Transfers: NotRequired[list[Erc721TransferDetails]]
+    erc1155Transfers: NotRequired[list[Erc1155TransferDetails]]
+    internalTransactions: NotRequired[list[InternalTransactionDetails]]
+    networkTokenDetails: NetworkTokenDetails
+    nativeTransaction: FullNativeTransactionDetails
+
+
+class TransactionDetails(TypedDict):
+    nativeTransaction: NativeTransaction
+    erc20Transfers: NotRequired[list[Erc20TransferDetails]]
+    erc721Transfers: NotRequired[list[Erc721TransferDetails]]
+    erc1155Transfers: NotRequired[list[Erc1155TransferDetails]]
+    internalTransactions: NotRequired[list[InternalTransactionDetails]]
+
+
+class ListTransactionDetailsResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    transactions: list[TransactionDetails]
+
+
+class TransactionDetailsV2(TypedDict):
+    nativeTransaction: NativeTransaction
+    erc20Transfers: NotRequired[list[Erc20TransferDetailsV2]]
+    erc721Transfers: NotRequired[list[Erc721TransferDetails]]
+    erc1155Transfers: NotRequired[list[Erc1155TransferDetails]]
+    internalTransactions: NotRequired[list[InternalTransactionDetails]]
+
+
+class ListTransactionDetailsResponseV2(TypedDict):
+    nextPageToken: NotRequired[str]
+    transactions: list[TransactionDetailsV2]
+
+
+# --- Balances beyond ERC-20/721, and one NFT.
+
+
+class GetNativeBalanceResponse(TypedDict):
+    nativeTokenBalance: NativeTokenBalance
+
+
+class Erc1155TokenBalance(Erc1155Token):
+    chainId: str
+    balance: str
+
+
+class ListErc1155BalancesResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    nativeTokenBalance: NativeTokenBalance
+    erc1155TokenBalances: list[Erc1155TokenBalance]
+
+
+class ListCollectibleBalancesResponse(TypedDict):
+    nextPageToken: NotRequired[str]
+    collectibleBalances: list[Erc721TokenBalance | Erc1155TokenBalance]
+
+
+# --- Across chains.
+
+
+class ListAddressChainsResponse(TypedDict):
+    indexedChains: NotRequired[list[ChainInfo]]
+    unindexedChains: NotRequired[list[str]]
+
+
+# --- The service operations.
+
+
+class HealthIndicatorResult(TypedDict, total=False):
+    status: Literal["up", "down"]
+
+
+class HealthCheckResult(TypedDict):
+    status: Literal["error", "ok", "shutting_down"]
+    info: NotRequired[dict[str, HealthIndicatorResult] | None]
+    error: NotRequired[dict[str, HealthIndicatorResult] | None]
+    details: NotRequired[dict[str, HealthIndicatorResult]]

@@ -22,6 +22,7 @@ from avadata.api.data.models import (
     Erc1155TokenMetadata,
     Erc1155Transfer,
     IndexStatus,
+    InternalTxType,
     Money,
     RichAddress,
 )
@@ -46,6 +47,8 @@ _STATUS_WORDS: dict[str, IndexStatus] = {
     "failed": "UNREACHABLE_TOKEN_URI",
     "unindexable": "INVALID_TOKEN_URI",
 }
+_OPS: frozenset[str] = frozenset(get_args(InternalTxType))
+
 # The stored status is served only if the reference knows it: the set is the Literal's own.
 _STATUSES: frozenset[str] = frozenset(get_args(IndexStatus))
 
@@ -195,3 +198,41 @@ def transfer(row: AnyRow) -> Erc20Transfer | Erc721Transfer | Erc1155Transfer:
         return cast(Erc1155Transfer, base)
     base["erc20Token"] = erc20_token(row)
     return cast(Erc20Transfer, base)
+
+
+def internal_op(call_type: str) -> InternalTxType:
+    """A frame's call type as the reference's InternalTransactionOpCall (UNKNOWN otherwise)."""
+    op = call_type.upper()
+    return cast(InternalTxType, op if op in _OPS else "UNKNOWN")
+
+
+def transfer_detail(row: AnyRow) -> tuple[str, dict[str, Any]]:
+    """A transfer inside a transaction (its parties, log index, amount and token): the
+    response member it belongs to and the item."""
+    item: dict[str, Any] = {
+        "from": rich(row.from_address),
+        "to": rich(row.to_address),
+        "logIndex": int(row.log_index),
+    }
+    if row.standard == "ERC-721":
+        item["erc721Token"] = erc721_token(row)
+        return "erc721Transfers", item
+    item["value"] = str(row.value)
+    if row.standard == "ERC-1155":
+        item["erc1155Token"] = erc1155_token(row)
+        return "erc1155Transfers", item
+    item["erc20Token"] = erc20_token(row)
+    return "erc20Transfers", item
+
+
+def internal_detail(row: AnyRow) -> dict[str, Any]:
+    """An internal transaction inside a transaction."""
+    return {
+        "from": rich(row.from_address),
+        "to": rich(row.to_address),
+        "internalTxType": internal_op(str(row.call_type)),
+        "value": str(row.value),
+        "isReverted": bool(row.reverted),
+        "gasUsed": str(row.gas_used),
+        "gasLimit": str(row.gas),
+    }

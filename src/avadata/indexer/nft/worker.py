@@ -145,7 +145,12 @@ class Worker:
 
     def _run(self) -> None:
         fetch = (
-            calls.make_fetch(self._http, self.settings.nft_max_metadata_bytes)
+            calls.make_fetch(
+                self._http,
+                self.settings.nft_max_metadata_bytes,
+                allow_private=self.settings.nft_fetch_private,
+                per_s=self.settings.nft_fetch_per_s,
+            )
             if self.settings.nft_fetch_enabled
             else None
         )

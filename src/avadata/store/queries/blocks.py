@@ -71,3 +71,14 @@ def latest_number(conn: Connection, chain_id: int) -> int | None:
     """The highest stored block number of the chain (a backwards index probe)."""
     found = fetch_scalar(conn, _LATEST, {"chain": chain_id})
     return None if found is None else int(found)
+
+
+_BLOCK_AT = select(*evm_blocks.c).where(
+    _B.chain_id == bindparam("chain"), _B.number == bindparam("number")
+)
+
+
+def block_at(conn: Connection, chain_id: int, number: int) -> AnyRow | None:
+    """The stored block with this number, every column; None if absent."""
+    rows = fetch(conn, _BLOCK_AT, {"chain": chain_id, "number": number})
+    return rows[0] if rows else None

@@ -1,4 +1,5 @@
-"""The tokens of one NFT collection (ERC-721 or ERC-1155), by token id, with owner and metadata.
+"""The tokens of one NFT collection (ERC-721 or ERC-1155), by token id, with owner and metadata;
+one token of a collection.
 
 Stage: store. nft_tokens holds one row per token id ever seen; positions are (token_id,).
 """
@@ -16,12 +17,13 @@ from avadata.store.queries.tokeninfo import nft_metadata_columns
 from avadata.store.schema import erc721_owners, nft_tokens, tokens
 
 
-@functools.cache
-def _collection(paged: bool) -> Select[Any]:
+def _tokens() -> Select[Any]:
+    """nft_tokens rows with their owner (ERC-721), collection and metadata, of chain :chain
+    and contract :token."""
     nf = nft_tokens.c
     o = erc721_owners.c
     tk = tokens.c
-    stmt = (
+    return (
         select(
             nf.token,
             nf.token_id,
@@ -39,9 +41,27 @@ def _collection(paged: bool) -> Select[Any]:
         )
         .where(nf.chain_id == bindparam("chain"), nf.token == bindparam("token"))
     )
+
+
+@functools.cache
+def _collection(paged: bool) -> Select[Any]:
+    nf = nft_tokens.c
+    stmt = _tokens()
     if paged:
         stmt = stmt.where(nf.token_id > bindparam("k0", type_=nf.token_id.type))
     return stmt.order_by(nf.token_id).limit(bindparam("limit"))
+
+
+_ONE = _tokens().where(
+    nft_tokens.c.token_id == bindparam("token_id", type_=nft_tokens.c.token_id.type)
+)
+
+
+def token(conn: Connection, chain_id: int, address: str, token_id: int) -> AnyRow | None:
+    """One token id ever seen of the contract, with its owner (ERC-721), collection and
+    metadata; None when never seen."""
+    rows = fetch(conn, _ONE, {"chain": chain_id, "token": address, "token_id": token_id})
+    return rows[0] if rows else None
 
 
 def collection_tokens(
