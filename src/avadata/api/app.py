@@ -32,6 +32,7 @@ from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
 from avadata.api.primary import routes as primary_routes
 from avadata.api.primary import validators as primary_validators
+from avadata.api.webhooks import routes as webhook_routes
 from avadata.settings import Settings
 from avadata.store.dialect import queries_in_process
 from avadata.store.engine import make_reader_engine
@@ -48,6 +49,7 @@ _ROUTERS = (
     nfts,
     primary_routes,
     primary_validators,
+    webhook_routes,
 )
 
 
