@@ -2,7 +2,8 @@
 flaky receiver (errors, timeouts, slow answers: a real aiohttp server on 127.0.0.1), killed
 with SIGKILL in the middle and started again. Every event arrives, none is lost, a repeat
 carries the same messageId, the first arrivals come in chain order, and a rewind sends them
-again under the same ids.
+again under the same ids. The event stream (`GET /v1/events/stream`) sends the same messages;
+a client that comes back with Last-Event-ID gets exactly the events after it.
 
 Truth: which transactions touch the watched addresses, and what each one holds, is read from
 the node (blocks, receipts, eth_getLogs, callTracer traces); the signatures are checked by a
@@ -30,12 +31,14 @@ from typing import Any
 import httpx
 import pytest
 
+from avadata.api.app import create_app
 from avadata.indexer.run import RunOptions, index_chains
+from avadata.settings import Settings
 from avadata.store.engine import make_engine
 from avadata.store.keys import create_key
 from tests.metrics.node_facts import TRANSFER, TRANSFER_BATCH, TRANSFER_SINGLE, Node
 from tests.support.receiver import Arrival, Receiver, receiving
-from tests.support.server import free_port
+from tests.support.server import free_port, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -369,3 +372,52 @@ def _check_against_the_node(msg: dict[str, Any], truth: dict[str, NodeTx], chain
     assert [lg["logIndex"] for lg in msg["event"]["logs"]] == [
         int(lg["logIndex"], 16) for lg in r["logs"]
     ]
+
+
+# -- the event stream ---------------------------------------------------------------------
+
+
+def _read(
+    client: httpx.Client, url: str, count: int, headers: dict[str, str]
+) -> list[tuple[str, Any]]:
+    """The first `count` events of the stream at `url`, as (id, message); then disconnect."""
+    out: list[tuple[str, Any]] = []
+    event_id, data = "", ""
+    with client.stream("GET", url, headers=headers) as r:
+        assert r.status_code == 200, r.read()
+        assert r.headers["content-type"].startswith("text/event-stream")
+        for line in r.iter_lines():
+            if line.startswith("id: "):
+                event_id = line[4:]
+            elif line.startswith("data: "):
+                data = line[6:]
+            elif line == "" and data:
+                out.append((event_id, json.loads(data)))
+                data = ""
+                if len(out) == count:
+                    break
+    return out
+
+
+def test_stream_resumes_after_a_disconnect(indexed) -> None:
+    chain, db, _key = indexed
+    truth = node_truth(chain.rpc_url)
+    watched = pick_addresses(truth)
+    expected = sorted((tx.position, h) for h, tx in truth.items() if tx.parties & set(watched))
+    settings = Settings(db_url=db, page_token_secret="stream-secret-0123456", webhook_poll_s=0.05)
+    query = f"chainId={chain.chain_id}&addresses={','.join(watched)}&fromBlock=0"
+    with serving(create_app(settings)) as base, httpx.Client(timeout=30) as client:
+        url = f"{base}/v1/events/stream?{query}"
+        first = _read(client, url, len(expected) // 2, {})
+        rest = _read(client, url, len(expected) - len(first), {"Last-Event-ID": first[-1][0]})
+        got = first + rest
+        assert [m["event"]["transaction"]["txHash"] for _, m in got] == [h for _, h in expected]
+        assert [i for i, _ in got] == [f"{b}-{t}" for (b, t), _ in expected]
+        for _, m in got:
+            assert m["eventType"] == "address_activity"
+            tx = m["event"]["transaction"]
+            assert int(tx["blockNumber"]) == truth[tx["txHash"]].position[0]
+        bad = client.get(f"{base}/v1/events/stream?{query}", headers={"Last-Event-ID": "x"})
+        assert bad.status_code == 400 and bad.json()["message"].startswith("Last-Event-ID:")
+        none = client.get(f"{base}/v1/events/stream?addresses={watched[0]}")
+        assert none.status_code == 400 and none.json()["message"].startswith("chainId:")
