@@ -198,3 +198,46 @@ def test_private_receivers_refused_when_the_server_is_exposed(tmp_path: Path, st
         assert ok.status_code == 201
     allowed = settings.model_copy(update={"webhook_private_targets": "allow"})
     assert not allowed.refuses_private_targets()
+
+
+def test_a_webhooks_stream_is_its_owners_and_resumes(tmp_path: Path, store) -> None:
+    """GET /v1/events/stream?webhookId=: the webhook's own filter; another key gets 404; a
+    reconnect with Last-Event-ID continues after it."""
+    import json
+
+    import httpx
+
+    from tests.api.synthetic import ERC1155
+    from tests.support.server import serving
+
+    _db, url = _private_store(tmp_path, store[0])
+    writer = create_engine(url)
+    mine, _ = create_key(writer, "mine", None)
+    theirs, _ = create_key(writer, "theirs", None)
+    writer.dispose()
+    chain = store[1]
+    wanted = sorted({(t.block_number, t.tx_index) for t in chain.transfers if t.token == ERC1155})
+    settings = Settings(db_url=url, page_token_secret="webhooks-secret-0123", webhook_poll_s=0.05)
+    with serving(create_app(settings)) as base, httpx.Client(timeout=20) as http:
+        body = _body(metadata={"addresses": [ERC1155]})
+        wid = http.post(f"{base}/v1/webhooks", json=body, headers={"x-glacier-api-key": mine})
+        stream = f"{base}/v1/events/stream?webhookId={wid.json()['id']}&fromBlock=0"
+        other = http.get(stream, headers={"x-glacier-api-key": theirs})
+        assert other.status_code == 404
+
+        def read(count: int, last: str | None) -> list[str]:
+            headers = {"x-glacier-api-key": mine, **({"Last-Event-ID": last} if last else {})}
+            ids: list[str] = []
+            with http.stream("GET", stream, headers=headers) as r:
+                for line in r.iter_lines():
+                    if line.startswith("id: "):
+                        ids.append(line[4:])
+                    elif line.startswith("data: "):
+                        assert json.loads(line[6:])["webhookId"] == wid.json()["id"]
+                    if len(ids) == count and line == "":
+                        break
+            return ids
+
+        first = read(2, None)
+        rest = read(len(wanted) - 2, first[-1])
+        assert first + rest == [f"{b}-{i}" for b, i in wanted]
