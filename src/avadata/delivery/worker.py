@@ -5,13 +5,15 @@ Stage: delivery (hosted by `avadata serve`, so `avadata up` runs it too). One th
 own event loop and its own writer engine; the API stays read-only for everything else.
 
 Per webhook, one task: read the transactions after the webhook's cursor (up to the chain's
-indexed head), POST each as one message, and move the cursor past it only after a 2xx answer.
+indexed head), POST each as one message, and move the cursor past it only after a 2xx answer
+(written at most `PERSIST_S` later).
 A message that fails is retried (exponential backoff with jitter, capped, no give-up
 horizon) before any later one is sent: events arrive in chain order.
 
 Invariants:
-- the cursor is in the store and moves only after a 2xx, so a crash (kill -9 included) loses
-  no event; the message in flight is sent again, with the same messageId;
+- the cursor is in the store and moves only past acknowledged messages (2xx), so a crash
+  (kill -9 included) loses no event; the message in flight and those acknowledged in the
+  last `PERSIST_S` are sent again, with the same messageIds;
 - a webhook rewound, changed or deactivated while a message waits is reloaded before anything
   else is sent (`registry.advance` refuses to move a cursor that moved meanwhile).
 """
@@ -24,6 +26,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import httpx
 
@@ -38,8 +41,21 @@ log = logging.getLogger(__name__)
 
 # Messages read per query.
 BATCH = 100
+# Acknowledged positions reach the store at most this late (one write per webhook per period,
+# not per message: the indexer holds SQLite's one write lock for long stretches). A crash
+# sends the messages of that last stretch again, under the same messageIds.
+PERSIST_S = 0.25
 # A waiting webhook reloads its configuration (addresses, rewinds) at least this often.
 _RELOAD_S = 5.0
+
+
+@dataclass(slots=True)
+class _Progress:
+    """One webhook's position: what the store holds, what the receiver acknowledged."""
+
+    persisted: tuple[int, int]
+    acked: tuple[int, int]
+    at: float
 
 
 def backoff_s(attempt: int, base: float, cap: float, rand: Callable[[], float]) -> float:
@@ -155,14 +171,17 @@ class DeliveryWorker:
             if not pending:
                 await self._head_moved(hook.chain_id)
                 continue
-            cursor = hook.cursor
+            progress = _Progress(hook.cursor, hook.cursor, time.monotonic())
             try:
+                secret = await asyncio.to_thread(self._secret, hook.owner)
                 for ev in pending:
-                    if not await self._send(client, hook, cursor, ev):
+                    if not await self._send(client, hook, secret, progress, ev):
                         break
-                    cursor = ev.position
+                else:
+                    await self._persist(hook.webhook_id, progress)
             except Exception:
-                # The message is not lost (the cursor did not move); the store may be busy.
+                # No message is lost (the cursor is behind every unacknowledged one); the
+                # store may be busy: read again and go on.
                 log.exception("webhook %s: delivery failed; retrying", webhook_id)
                 await asyncio.sleep(self.settings.webhook_poll_s)
 
@@ -184,10 +203,16 @@ class DeliveryWorker:
             )
 
     async def _send(
-        self, client: httpx.AsyncClient, hook: Webhook, cursor: tuple[int, int], ev: TxEvent
+        self,
+        client: httpx.AsyncClient,
+        hook: Webhook,
+        secret: str,
+        progress: _Progress,
+        ev: TxEvent,
     ) -> bool:
-        """POST `ev` until a 2xx, then move the cursor; False when the webhook changed
-        meanwhile (the caller reloads it)."""
+        """POST `ev` until a 2xx; False when the webhook changed meanwhile (the caller
+        reloads it). Acknowledged positions reach the store at most `PERSIST_S` late, at once
+        before a retry waits, and at the end of a batch."""
         body = payload.canonical(
             payload.message(
                 hook.webhook_id,
@@ -200,19 +225,39 @@ class DeliveryWorker:
         )
         attempt = 0
         while True:
-            secret = await asyncio.to_thread(self._secret, hook.owner)
             if await self._post(client, hook, body, secret):
-                return await asyncio.to_thread(
-                    registry.advance, self.writer, hook.webhook_id, cursor, ev.position
-                )
+                progress.acked = ev.position
+                if attempt or time.monotonic() - progress.at >= PERSIST_S:
+                    return await self._persist(hook.webhook_id, progress)
+                return True
+            if not await self._persist(hook.webhook_id, progress):
+                return False
             s = self.settings
             await asyncio.sleep(
                 backoff_s(attempt, s.webhook_retry_base_s, s.webhook_retry_max_s, self.rand)
             )
             attempt += 1
             now = await asyncio.to_thread(registry.get, self.engine, None, hook.webhook_id)
-            if now is None or (now.status, now.cursor, now.url) != ("active", cursor, hook.url):
+            if now is None or (now.status, now.cursor, now.url) != (
+                "active",
+                progress.persisted,
+                hook.url,
+            ):
                 return False
+            secret = await asyncio.to_thread(self._secret, hook.owner)
+
+    async def _persist(self, webhook_id: str, progress: _Progress) -> bool:
+        """Move the stored cursor to the last acknowledged position; False when it had moved
+        meanwhile (a rewind)."""
+        progress.at = time.monotonic()
+        if progress.acked == progress.persisted:
+            return True
+        ok = await asyncio.to_thread(
+            registry.advance, self.writer, webhook_id, progress.persisted, progress.acked
+        )
+        if ok:
+            progress.persisted = progress.acked
+        return ok
 
     def _secret(self, owner: str) -> str:
         found = registry.read_secret(self.engine, owner)
@@ -221,8 +266,9 @@ class DeliveryWorker:
     async def _post(
         self, client: httpx.AsyncClient, hook: Webhook, body: bytes, secret: str
     ) -> bool:
-        refuse = self.settings.refuses_private_targets()
-        reason = await asyncio.to_thread(targets.resolved_refusal, hook.url, refuse)
+        reason = None
+        if self.settings.refuses_private_targets():
+            reason = await asyncio.to_thread(targets.resolved_refusal, hook.url, True)
         if reason is not None:
             log.warning("webhook %s: not sent: %s", hook.webhook_id, reason)
             return False
