@@ -66,3 +66,21 @@ class Settings(BaseSettings):
     ipfs_gateway: str = "https://ipfs.io/ipfs/"
     nft_fetch_timeout_s: float = 10.0
     nft_max_metadata_bytes: int = 1_000_000
+
+    # Webhooks (docs/webhooks.md). Receivers on private, loopback or link-local addresses:
+    # "auto" refuses them when the server is exposed (`host` not a loopback address), "allow"
+    # and "refuse" decide outright. Checked when a URL is set and again before each POST.
+    webhook_private_targets: Literal["auto", "allow", "refuse"] = "auto"
+    webhook_max_addresses: int = Field(default=1000, ge=1)
+    # One attempt waits this long for an answer (the hosted service waits 10 s).
+    webhook_timeout_s: float = Field(default=10.0, gt=0)
+    # Retries: exponential from base to max seconds, with jitter, and no give-up horizon.
+    webhook_retry_base_s: float = Field(default=1.0, gt=0)
+    webhook_retry_max_s: float = Field(default=600.0, gt=0)
+    # How often the delivery worker looks for new blocks and webhooks.
+    webhook_poll_s: float = Field(default=0.2, gt=0)
+
+    def refuses_private_targets(self) -> bool:
+        if self.webhook_private_targets != "auto":
+            return self.webhook_private_targets == "refuse"
+        return self.host not in ("127.0.0.1", "::1", "localhost")

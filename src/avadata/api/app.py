@@ -32,11 +32,14 @@ from avadata.api.data import (
 )
 from avadata.api.deps import AppState, LoopConnection
 from avadata.api.encoding import JsonResponse
+from avadata.api.freshness import FreshnessMiddleware
 from avadata.api.limits import RateLimitMiddleware
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
 from avadata.api.primary import routes as primary_routes
 from avadata.api.primary import validators as primary_validators
+from avadata.api.webhooks import routes as webhook_routes
+from avadata.api.webhooks import stream as webhook_stream
 from avadata.settings import Settings
 from avadata.store.dialect import queries_in_process
 from avadata.store.engine import make_reader_engine
@@ -59,6 +62,8 @@ _ROUTERS = (
     nfts,
     primary_routes,
     primary_validators,
+    webhook_routes,
+    webhook_stream,
 )
 
 
@@ -107,6 +112,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         inline=queries_in_process(engine),
     )
     errors.install(app)
+    # Added first, so inside the limiter: a refused request costs no head lookup.
+    app.add_middleware(FreshnessMiddleware, engine=engine)
     app.add_middleware(RateLimitMiddleware, settings=settings, engine=engine)
     # Outermost: counts and times every request, the limiter's 429s included (GET /metrics).
     prometheus.install(app, app.state.avadata)

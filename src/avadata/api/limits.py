@@ -34,6 +34,8 @@ _EXEMPT_PATHS = ("/docs", "/openapi.json", "/redoc")
 # The Metrics API's routes (v2 metrics and chains, the legacy avg_tps): no authentication.
 _KEYLESS_PATHS = ("/v2/", "/v1/avg_tps/")
 _KEY_CACHE_S = 30.0
+# The scope entry holding the KeyInfo of a request that sent a valid key.
+KEY_SCOPE = "avadata.api_key"
 
 
 def _is_loopback(host: str | None) -> bool:
@@ -105,6 +107,8 @@ class RateLimitMiddleware:
             await error_response(401, "unknown or revoked API key")(scope, receive, send)
             return
         if info is not None:
+            # The routes that own things (webhooks) read whose request it is from here.
+            scope[KEY_SCOPE] = info
             who, limit = f"key:{info.key_id}", info.rate_limit or s.rate_limit_keyed
         else:
             who, limit = f"ip:{host}", s.rate_limit_anonymous

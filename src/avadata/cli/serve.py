@@ -12,7 +12,8 @@ from avadata.cli.keys import app as keys_app
 
 HELP = """Serve the Data API (EVM chains) from a store written by `avadata index`.
 
-Reads the store read-only; binds 127.0.0.1 unless told otherwise. Settings not given as flags
+Reads the store read-only (but for the webhooks' own tables: it also delivers their events,
+docs/webhooks.md); binds 127.0.0.1 unless told otherwise. Settings not given as flags
 come from AVADATA_* environment variables (e.g. AVADATA_PRICES_FILE, AVADATA_RATE_LIMIT_ANONYMOUS).
 
 Example: avadata serve --db sqlite:///data/a.db --port 8080
@@ -54,12 +55,19 @@ def serve(
 
         worker = Worker(make_engine(db), settings)
         worker.start()
+    from avadata.delivery.worker import DeliveryWorker
+    from avadata.store.engine import make_engine as engine_for
+
+    # Webhooks (docs/webhooks.md): delivered from this process, so `up` delivers too.
+    delivery = DeliveryWorker(engine_for(db, read_only=True), engine_for(db), settings)
+    delivery.start()
     try:
         from avadata.gc_tuning import tune_for_serving
 
         tune_for_serving()
         uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
     finally:
+        delivery.stop()
         if worker is not None:
             worker.stop()
 

@@ -527,6 +527,51 @@ api_secrets = Table(
     PrimaryKeyConstraint("name"),
 )
 
+# Webhooks (api/webhooks/ writes them, delivery/ sends their events). Each belongs to the API
+# key that created it (`owner` = api_keys.key_id): another key neither sees nor changes it.
+webhooks = Table(
+    "webhooks",
+    metadata,
+    Column("webhook_id", String(36), nullable=False),
+    Column("owner", String(16), nullable=False),
+    Column("event_type", String(64), nullable=False),
+    Column("chain_id", BigInteger, nullable=False),
+    Column("url", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("description", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Column("include_internal_txs", Boolean(create_constraint=False), nullable=False),
+    Column("include_logs", Boolean(create_constraint=False), nullable=False),
+    # JSON array of topic0 hashes narrowing the logs reported; "[]": every log.
+    Column("event_signatures", Text, nullable=False),
+    # The delivery cursor: the (block, tx index) of the last event a receiver acknowledged
+    # with a 2xx; moved only after that answer, in the store, so a crash loses no event.
+    Column("cursor_block", BigInteger, nullable=False),
+    Column("cursor_tx", Integer, nullable=False),
+    PrimaryKeyConstraint("webhook_id"),
+    Index(None, "owner", "created_at_ms", "webhook_id"),
+)
+
+webhook_addresses = Table(
+    "webhook_addresses",
+    metadata,
+    Column("webhook_id", String(36), nullable=False),
+    Column("address", Address(), nullable=False),
+    PrimaryKeyConstraint("webhook_id", "address"),
+    sqlite_with_rowid=False,
+)
+
+# The signing secret of each API key's webhooks (one per account, as the hosted service).
+webhook_secrets = Table(
+    "webhook_secrets",
+    metadata,
+    Column("owner", String(16), nullable=False),
+    Column("secret", String(64), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("owner"),
+)
+
 # Primary network (P, X and C atomic), fed from the Index API by indexer/primary/.
 # Keyed by the chain's cb58 blockchain ID: these chains have no EVM chain ID for `cursors`.
 primary_cursors = Table(

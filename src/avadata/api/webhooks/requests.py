@@ -1,0 +1,120 @@
+"""The webhooks API's request bodies (the spec's EVMAddressActivityRequest, UpdateWebhookRequest,
+AddressesChangeRequest) and their checks: every refusal is a 400 naming the field.
+
+Stage: api. Pure: the chain lookup is the caller's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from avadata.api.errors import bad_request
+from avadata.delivery.targets import literal_refusal
+
+ADDRESS_ACTIVITY = "address_activity"
+# The spec's event types; only address_activity is served yet.
+EVENT_TYPES = (ADDRESS_ACTIVITY, "primary_network_address_activity", "validator_activity")
+_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+_TOPIC = re.compile(r"^0x[0-9a-fA-F]{64}$")
+M = TypeVar("M", bound=BaseModel)
+
+
+class _Body(BaseModel):
+    # Fields the spec has and we do not read (e.g. a client's extras) are ignored, not refused.
+    model_config = ConfigDict(extra="ignore")
+
+
+class AddressActivityMetadata(_Body):
+    addresses: list[str]
+    eventSignatures: list[str] | None = None
+
+
+class EvmAddressActivityRequest(_Body):
+    eventType: Literal["address_activity"]
+    url: str
+    chainId: str
+    metadata: AddressActivityMetadata
+    name: str | None = None
+    description: str | None = None
+    includeInternalTxs: bool = False
+    includeLogs: bool = False
+
+
+class UpdateWebhookRequest(_Body):
+    name: str | None = None
+    description: str | None = None
+    url: str | None = None
+    status: Literal["active", "inactive"] | None = None
+    includeInternalTxs: bool | None = None
+    includeLogs: bool | None = None
+
+
+class AddressesChangeRequest(_Body):
+    addresses: list[str]
+
+
+class RewindRequest(_Body):
+    blockNumber: int
+
+
+def parse(model: type[M], body: Any) -> M:
+    """`body` as `model`, or a 400 naming each wrong field ("metadata.addresses: ...")."""
+    if not isinstance(body, dict):
+        raise bad_request("body: must be a JSON object")
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        parts = []
+        for err in exc.errors():
+            name = ".".join(str(p) for p in err["loc"]) or "body"
+            parts.append(f"{name}: {err['msg']}")
+        raise bad_request("; ".join(parts)) from None
+
+
+def event_type(body: Any) -> str:
+    """The request's eventType: a 400 naming it when it is missing, unknown or not served."""
+    if not isinstance(body, dict):
+        raise bad_request("body: must be a JSON object")
+    kind = body.get("eventType")
+    if kind not in EVENT_TYPES:
+        raise bad_request(f"eventType: must be one of {', '.join(EVENT_TYPES)} (got {kind!r})")
+    if kind != ADDRESS_ACTIVITY:
+        raise bad_request(
+            f"eventType: {kind} is not served by this server yet ({ADDRESS_ACTIVITY} is)"
+        )
+    return str(kind)
+
+
+def url(value: str, refuse_private: bool, name: str = "url") -> str:
+    reason = literal_refusal(value, refuse_private)
+    if reason is not None:
+        raise bad_request(f"{name}: {reason}")
+    return value
+
+
+def addresses(values: list[str], name: str) -> list[str]:
+    """Validated, lower-cased (as the store keeps them), in the caller's order."""
+    out = []
+    for i, a in enumerate(values):
+        if not _ADDRESS.match(a):
+            raise bad_request(f"{name}[{i}]: must be a 0x-prefixed 20-byte hex address (got {a!r})")
+        out.append(a.lower())
+    return out
+
+
+def at_most(count: int, limit: int, name: str) -> None:
+    if count > limit:
+        raise bad_request(f"{name}: at most {limit} addresses per webhook (got {count})")
+
+
+def topics(values: list[str] | None) -> tuple[str, ...]:
+    out = []
+    for i, t in enumerate(values or ()):
+        if not _TOPIC.match(t):
+            name = f"metadata.eventSignatures[{i}]"
+            raise bad_request(f"{name}: must be a 0x-prefixed 32-byte hex topic (got {t!r})")
+        out.append(t.lower())
+    return tuple(out)

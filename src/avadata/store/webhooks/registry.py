@@ -1,0 +1,264 @@
+"""The webhooks' rows: each API key's webhooks, their addresses, their delivery cursors and the
+key's signing secret.
+
+Stage: store. The API writes the configuration (api/webhooks/), the delivery worker reads it and
+moves the cursors (delivery/). Every read and change of the API names the owner, so a key never
+reaches another key's webhook: a webhook of another owner is "not found", like a missing one.
+
+Invariant: a cursor moves forward only through `advance`, which names the position it moves
+from: a rewind (or any other move) in between makes it a no-op, so a worker that delivered an
+event of a rewound webhook cannot move the cursor past the rewind.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine, and_, delete, func, or_, select, update
+
+from avadata.store import dialect
+from avadata.store.cursors import get_cursor
+from avadata.store.queries.keyset import AnyRow
+from avadata.store.schema import webhook_addresses, webhook_secrets, webhooks
+
+# A cursor's tx index past any real one: "every transaction of this block was delivered".
+BLOCK_DONE = 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Webhook:
+    webhook_id: str
+    owner: str
+    event_type: str
+    chain_id: int
+    url: str
+    name: str
+    description: str
+    status: str
+    created_at_ms: int
+    include_internal_txs: bool
+    include_logs: bool
+    event_signatures: tuple[str, ...]
+    cursor: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class NewWebhook:
+    """A creation request, validated by the API (addresses lower-case)."""
+
+    event_type: str
+    chain_id: int
+    url: str
+    name: str
+    description: str
+    include_internal_txs: bool
+    include_logs: bool
+    event_signatures: tuple[str, ...]
+    addresses: tuple[str, ...]
+
+
+def _webhook(r: AnyRow) -> Webhook:
+    return Webhook(
+        webhook_id=r.webhook_id,
+        owner=r.owner,
+        event_type=r.event_type,
+        chain_id=int(r.chain_id),
+        url=r.url,
+        name=r.name,
+        description=r.description,
+        status=r.status,
+        created_at_ms=int(r.created_at_ms),
+        include_internal_txs=bool(r.include_internal_txs),
+        include_logs=bool(r.include_logs),
+        event_signatures=tuple(json.loads(r.event_signatures)),
+        cursor=(int(r.cursor_block), int(r.cursor_tx)),
+    )
+
+
+def create(engine: Engine, owner: str, new: NewWebhook, webhook_id: str) -> Webhook:
+    """Insert a webhook whose cursor is the chain's indexed head: it reports what comes next
+    (`rewind` reaches back)."""
+    with engine.begin() as conn:
+        head = get_cursor(conn, new.chain_id)
+        conn.execute(
+            webhooks.insert().values(
+                webhook_id=webhook_id,
+                owner=owner,
+                event_type=new.event_type,
+                chain_id=new.chain_id,
+                url=new.url,
+                name=new.name,
+                description=new.description,
+                status="active",
+                created_at_ms=int(time.time() * 1000),
+                include_internal_txs=new.include_internal_txs,
+                include_logs=new.include_logs,
+                event_signatures=json.dumps(list(new.event_signatures)),
+                cursor_block=-1 if head is None else head.block_number,
+                cursor_tx=BLOCK_DONE,
+            )
+        )
+        _add_addresses(conn, webhook_id, new.addresses)
+        found = _get(conn, owner, webhook_id)
+    assert found is not None
+    return found
+
+
+def _get(conn: Connection, owner: str | None, webhook_id: str) -> Webhook | None:
+    stmt = select(webhooks).where(webhooks.c.webhook_id == webhook_id)
+    if owner is not None:
+        stmt = stmt.where(webhooks.c.owner == owner)
+    row = conn.execute(stmt).first()
+    return None if row is None else _webhook(row)
+
+
+def get(engine: Engine, owner: str | None, webhook_id: str) -> Webhook | None:
+    """The webhook of `owner` with this id (None: absent or another key's); owner None: any
+    owner (the delivery worker)."""
+    with engine.connect() as conn:
+        return _get(conn, owner, webhook_id)
+
+
+def list_page(
+    engine: Engine,
+    owner: str,
+    status: str | None,
+    after: tuple[int, str] | None,
+    limit: int,
+) -> list[Webhook]:
+    """`owner`'s webhooks oldest first, after the (created_at_ms, id) position."""
+    c = webhooks.c
+    stmt = select(webhooks).where(c.owner == owner)
+    if status is not None:
+        stmt = stmt.where(c.status == status)
+    if after is not None:
+        at, wid = after
+        stmt = stmt.where(
+            or_(c.created_at_ms > at, and_(c.created_at_ms == at, c.webhook_id > wid))
+        )
+    stmt = stmt.order_by(c.created_at_ms, c.webhook_id).limit(limit)
+    with engine.connect() as conn:
+        return [_webhook(r) for r in conn.execute(stmt)]
+
+
+def update_fields(engine: Engine, owner: str, webhook_id: str, **values: object) -> Webhook | None:
+    """Set the given columns (name, description, url, status, include_*); None when absent."""
+    with engine.begin() as conn:
+        if values:
+            conn.execute(
+                update(webhooks)
+                .where(webhooks.c.webhook_id == webhook_id, webhooks.c.owner == owner)
+                .values(**values)
+            )
+        return _get(conn, owner, webhook_id)
+
+
+def rewind(engine: Engine, owner: str, webhook_id: str, block_number: int) -> Webhook | None:
+    """Deliver again from the first transaction of `block_number` on."""
+    return update_fields(
+        engine, owner, webhook_id, cursor_block=block_number - 1, cursor_tx=BLOCK_DONE
+    )
+
+
+def _add_addresses(conn: Connection, webhook_id: str, addresses: Iterable[str]) -> None:
+    rows = [{"webhook_id": webhook_id, "address": a} for a in sorted(set(addresses))]
+    if rows:
+        conn.execute(dialect.insert_or_ignore(conn, webhook_addresses), rows)
+
+
+def change_addresses(
+    engine: Engine, owner: str, webhook_id: str, add: Sequence[str], remove: Sequence[str]
+) -> Webhook | None:
+    with engine.begin() as conn:
+        found = _get(conn, owner, webhook_id)
+        if found is None:
+            return None
+        _add_addresses(conn, webhook_id, add)
+        if remove:
+            conn.execute(
+                delete(webhook_addresses).where(
+                    webhook_addresses.c.webhook_id == webhook_id,
+                    webhook_addresses.c.address.in_(sorted(set(remove))),
+                )
+            )
+        return found
+
+
+def addresses(conn_or_engine: Engine | Connection, webhook_id: str) -> list[str]:
+    stmt = (
+        select(webhook_addresses.c.address)
+        .where(webhook_addresses.c.webhook_id == webhook_id)
+        .order_by(webhook_addresses.c.address)
+    )
+    if isinstance(conn_or_engine, Connection):
+        return list(conn_or_engine.execute(stmt).scalars())
+    with conn_or_engine.connect() as conn:
+        return list(conn.execute(stmt).scalars())
+
+
+def count_addresses(engine: Engine, webhook_id: str) -> int:
+    stmt = select(func.count()).where(webhook_addresses.c.webhook_id == webhook_id)
+    with engine.connect() as conn:
+        return int(conn.execute(stmt).scalar_one())
+
+
+def active_ids(engine: Engine) -> list[str]:
+    """Every active webhook's id (the delivery worker's roster)."""
+    stmt = select(webhooks.c.webhook_id).where(webhooks.c.status == "active")
+    with engine.connect() as conn:
+        return list(conn.execute(stmt).scalars())
+
+
+def advance(engine: Engine, webhook_id: str, old: tuple[int, int], new: tuple[int, int]) -> bool:
+    """Move the cursor from `old` to `new`; False (and no change) when it is no longer at
+    `old` (rewound meanwhile)."""
+    c = webhooks.c
+    with engine.begin() as conn:
+        done = conn.execute(
+            update(webhooks)
+            .where(c.webhook_id == webhook_id, c.cursor_block == old[0], c.cursor_tx == old[1])
+            .values(cursor_block=new[0], cursor_tx=new[1])
+        )
+    return bool(done.rowcount)
+
+
+def rotate_secret(engine: Engine, owner: str) -> str:
+    """A new signing secret for `owner`'s webhooks (32 random bytes as 64 hex digits)."""
+    secret = secrets.token_hex(32)
+    with engine.begin() as conn:
+        conn.execute(
+            dialect.upsert(
+                conn,
+                webhook_secrets,
+                keys=("owner",),
+                set_=lambda ex: {"secret": ex.secret, "created_at": ex.created_at},
+            ),
+            {"owner": owner, "secret": secret, "created_at": int(time.time())},
+        )
+    return secret
+
+
+def read_secret(engine: Engine, owner: str) -> str | None:
+    stmt = select(webhook_secrets.c.secret).where(webhook_secrets.c.owner == owner)
+    with engine.connect() as conn:
+        found = conn.execute(stmt).scalar_one_or_none()
+    return None if found is None else str(found)
+
+
+def ensure_secret(writer: Engine, owner: str) -> str:
+    """`owner`'s secret, created on first need (a webhook is never sent unsigned); a
+    concurrent creator's secret wins over ours. Through a writer engine: read the secret with
+    `read_secret` first, where a reader can."""
+    with writer.begin() as conn:
+        conn.execute(
+            dialect.insert_or_ignore(conn, webhook_secrets),
+            {"owner": owner, "secret": secrets.token_hex(32), "created_at": int(time.time())},
+        )
+        found = conn.execute(
+            select(webhook_secrets.c.secret).where(webhook_secrets.c.owner == owner)
+        ).scalar_one()
+    return str(found)
