@@ -10,8 +10,6 @@ from urllib.parse import urlsplit
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from avadata.errors import AvadataError
-
 if TYPE_CHECKING:
     from avadata.indexer.run import RunOptions
     from avadata.store.types import Engine
@@ -160,8 +158,7 @@ def index(
     from avadata.indexer.appliers import default_appliers
     from avadata.indexer.fetch.protocol import NativeBalanceMode
     from avadata.indexer.run import RunOptions
-    from avadata.store.engine import make_engine
-    from avadata.store.migrate import migrate
+    from avadata.store.probe import open_store
 
     tune_for_indexing()
 
@@ -171,8 +168,7 @@ def index(
     if not rpc and node is None:
         typer.echo("avadata index: give --rpc URL and/or --node URL", err=True)
         raise typer.Exit(2)
-    engine = make_engine(db)
-    migrate(engine)
+    engine = open_store(db)
     if node is not None:
         _index_primary(engine, node, once=once, poll=poll, batch=node_batch, beside=bool(rpc))
         if not rpc:
@@ -196,24 +192,29 @@ def _index_primary(
     from avadata.indexer.primary.run import index_node
 
     def primary() -> None:
-        try:
-            asyncio.run(index_node(engine, node, once=once, poll=poll, batch=batch))
-        except AvadataError as exc:
-            typer.echo(f"avadata index --node: {exc}", err=True)
-            raise typer.Exit(1) from exc
+        asyncio.run(index_node(engine, node, once=once, poll=poll, batch=batch))
 
     if once or not beside:
-        primary()
+        primary()  # a failure reaches cli/failures.py
         return
     # Following both: the primary network in its own thread (and event loop), so neither
     # follower waits for the other; a failure there ends the whole command, as a failure of
-    # the EVM follower does.
+    # the EVM follower does (in the same one line: the thread's failure never reaches main).
     import os
     import threading
+
+    from avadata.cli import failures
 
     def follow_primary() -> None:
         try:
             primary()
+        except Exception as exc:
+            if failures.debug_requested([])[1]:
+                import traceback
+
+                traceback.print_exc()  # as --debug asks (os._exit below skips the thread's hook)
+            else:
+                failures.report(exc, ["index"])
         finally:
             os._exit(1)  # the follower only returns on failure
 
@@ -234,13 +235,11 @@ def _index_evm(
         TimeRemainingColumn(),
         transient=False,
     ) as bar:
+        # A failure reaches cli/failures.py, which prints it in one line once the bars stop.
         try:
             asyncio.run(
                 index_chains(engine, rpc, options, appliers=appliers, on_start=_progress_bars(bar))
             )
-        except AvadataError as exc:
-            typer.echo(f"avadata index: {exc}", err=True)
-            raise typer.Exit(1) from exc
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 
