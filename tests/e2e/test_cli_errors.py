@@ -293,3 +293,41 @@ def test_a_node_that_is_not_the_chain_the_store_holds(tmp_path: Path) -> None:
         )
     finally:
         other.stop()
+
+
+def test_up_stops_every_child_when_one_fails(tmp_path: Path) -> None:
+    """A child dying under `up` (the indexer, killed): `up` says which, stops the rest with
+    their own clean-up (no leaked semaphores, no traceback), and leaves no process behind,
+    the devnet's anvils included."""
+    api, node = free_port(), free_port()
+    args = ["up", "--data-dir", str(tmp_path), "--port", str(api), "--node-port", str(node)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "avadata", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    children: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{api}/v1/chains", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.5)
+        children = psutil.Process(proc.pid).children(recursive=True)
+        assert any(c.name().startswith("anvil") for c in children)
+        index = next(c for c in psutil.Process(proc.pid).children() if "index" in c.cmdline())
+        index.kill()
+        _, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert "`avadata index` exited with code -9; stopped the rest" in err, err
+    assert "Traceback" not in err and "leaked" not in err, err
+    gone, alive = psutil.wait_procs(children, timeout=30)
+    assert not alive, [p.cmdline() for p in alive]

@@ -57,6 +57,14 @@ def line_for(exc: BaseException, args: Sequence[str] = ()) -> str:
         from avadata.store.probe import explain
 
         return explain(db, exc)  # a store opened without store.probe.open_store (the benches)
+    errors = getattr(exc, "errors", None)
+    if type(exc).__name__ == "ValidationError" and callable(errors):  # pydantic: the settings
+        first = errors()[0]
+        name = ".".join(str(p) for p in first["loc"])
+        got = mask(repr(first.get("input")))
+        return f"setting {name} (AVADATA_{name.upper()}): {first['msg']} (got {got})"
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"{exc.filename}: no such file (check the option or AVADATA_* setting naming it)"
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
         return f"{exc.strerror}: a port it listens on is taken; pick another (--port)"
     text = mask(str(exc).strip().splitlines()[0]) if str(exc).strip() else ""

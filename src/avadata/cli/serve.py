@@ -12,9 +12,9 @@ from avadata.cli.keys import app as keys_app
 
 HELP = """Serve the Data API (EVM chains) from a store written by `avadata index`.
 
-Reads the store read-only (a file or database holding no store is refused unless --create);
-binds 127.0.0.1 unless told otherwise. Settings not given as flags
-come from AVADATA_* environment variables (e.g. AVADATA_PRICES_FILE, AVADATA_RATE_LIMIT_ANONYMOUS).
+Reads the store read-only (a database holding no store is refused unless --create); binds
+127.0.0.1 unless told otherwise. Settings not given as flags come from AVADATA_* environment
+variables (e.g. AVADATA_PRICES_FILE, AVADATA_RATE_LIMIT_ANONYMOUS).
 
 Example: avadata serve --db sqlite:///data/a.db --port 8080
 then: curl http://127.0.0.1:8080/v1/chains
