@@ -296,9 +296,9 @@ def test_a_node_that_is_not_the_chain_the_store_holds(tmp_path: Path) -> None:
 
 
 def test_up_stops_every_child_when_one_fails(tmp_path: Path) -> None:
-    """A child dying under `up` (the indexer, killed): `up` says which, stops the rest with
-    their own clean-up (no leaked semaphores, no traceback), and leaves no process behind,
-    the devnet's anvils included."""
+    """A child dying under `up` (the server, killed): `up` says which, stops the rest with
+    their own clean-up (the indexer's fetch processes: no leaked semaphores; no traceback),
+    and leaves no process behind, the devnet's anvils included."""
     api, node = free_port(), free_port()
     args = ["up", "--data-dir", str(tmp_path), "--port", str(api), "--node-port", str(node)]
     proc = subprocess.Popen(
@@ -320,14 +320,15 @@ def test_up_stops_every_child_when_one_fails(tmp_path: Path) -> None:
             time.sleep(0.5)
         children = psutil.Process(proc.pid).children(recursive=True)
         assert any(c.name().startswith("anvil") for c in children)
-        index = next(c for c in psutil.Process(proc.pid).children() if "index" in c.cmdline())
-        index.kill()
+        serve = next(c for c in psutil.Process(proc.pid).children() if "serve" in c.cmdline())
+        serve.kill()
         _, err = proc.communicate(timeout=90)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 1, err
-    assert "`avadata index` exited with code -9; stopped the rest" in err, err
-    assert "Traceback" not in err and "leaked" not in err, err
+    assert "`avadata serve` exited with code -9; stopped the rest" in err, err
+    assert "Traceback" not in err, err
+    assert "leaked" not in err, err
     gone, alive = psutil.wait_procs(children, timeout=30)
     assert not alive, [p.cmdline() for p in alive]
