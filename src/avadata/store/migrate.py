@@ -56,8 +56,10 @@ def heads() -> list[str]:
     return list(ScriptDirectory.from_config(alembic_config()).get_heads())
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
-    """Upgrade the database behind `engine` to `revision` (default: head) in one transaction."""
+def migrate(engine: Engine, revision: str = "head", *, refuse_foreign: bool = False) -> None:
+    """Upgrade the database behind `engine` to `revision` (default: head) in one transaction.
+    StoreError for a store of a newer revision than HEAD; with `refuse_foreign` (the command
+    line's stores: probe.py), also for a database holding tables but no version table."""
     with engine.begin() as conn:
         dialect.migration_lock(conn)
         if revision in ("head", HEAD):
@@ -65,12 +67,13 @@ def migrate(engine: Engine, revision: str = "head") -> None:
             if not tables:
                 _create_at_head(conn)
                 return
-            if _VERSION.name not in tables:
+            if _VERSION.name in tables:
+                current = conn.execute(_VERSION.select()).scalar()
+                if current == HEAD:
+                    return
+                _check_not_newer(current)
+            elif refuse_foreign:
                 raise StoreError(_FOREIGN)
-            current = conn.execute(_VERSION.select()).scalar()
-            if current == HEAD:
-                return
-            _check_not_newer(current)
         upgrade_through_history(conn, revision)
 
 

@@ -45,7 +45,7 @@ def open_store(url: str, *, create: bool = True) -> Engine:
     try:
         if not create:
             _require_store(engine, url)
-        migrate(engine)
+        migrate(engine, refuse_foreign=True)
     except StoreError as exc:
         engine.dispose()
         if isinstance(exc, NoStore):
