@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 
 from avadata.devnet.evm.anvil import AnvilOptions, AnvilProcess, start_anvil
 from avadata.store.migrate import HEAD
+from tests.primary.test_cli_node import node  # noqa: F401  (a stub node's Index API)
 from tests.support import pg_cluster as pgc
 
 pytestmark = pytest.mark.e2e
@@ -218,28 +220,34 @@ def test_serve_on_a_taken_port(tmp_path: Path, taken_port: int) -> None:
     assert not path.exists()  # checked before any work
 
 
-def _anvils_since(t0: float) -> list[psutil.Process]:
+def _left_behind(mark: str) -> list[psutil.Process]:
+    """Processes still running whose environment carries `mark` (the command's descendants,
+    whoever adopted them: other tests' anvils may run on this machine meanwhile)."""
     found = []
-    for p in psutil.process_iter(["name", "create_time"]):
-        if (p.info["name"] or "").startswith("anvil") and p.info["create_time"] >= t0 - 1:
-            found.append(p)
+    for p in psutil.process_iter():
+        try:
+            if p.environ().get("AVADATA_TEST_MARK") == mark:
+                found.append(p)
+        except (psutil.AccessDenied, psutil.NoSuchProcess, psutil.ZombieProcess):
+            pass
     return found
 
 
 @pytest.mark.parametrize("which", ["--port", "--node-port"])
 def test_up_checks_its_ports_before_any_work(tmp_path: Path, taken_port: int, which: str) -> None:
-    t0 = time.time()
+    mark = uuid.uuid4().hex
     ports = {"--port": str(free_port()), "--node-port": str(free_port()), which: str(taken_port)}
     args = ["up", "--data-dir", str(tmp_path / "data"), *[x for kv in ports.items() for x in kv]]
-    one_line(avadata(*args, timeout=60), 1, str(taken_port), which)
+    one_line(avadata(*args, timeout=60, AVADATA_TEST_MARK=mark), 1, str(taken_port), which)
     assert not (tmp_path / "data").exists()
-    assert _anvils_since(t0) == []
+    assert _left_behind(mark) == []
 
 
 def test_devnet_on_a_taken_port(taken_port: int) -> None:
-    t0 = time.time()
-    one_line(avadata("devnet", "--port", str(taken_port), timeout=60), 1, str(taken_port))
-    assert _anvils_since(t0) == []
+    mark = uuid.uuid4().hex
+    args = ("devnet", "--port", str(taken_port))
+    one_line(avadata(*args, timeout=60, AVADATA_TEST_MARK=mark), 1, str(taken_port))
+    assert _left_behind(mark) == []
 
 
 # --- nodes -----------------------------------------------------------------------------------
@@ -295,17 +303,29 @@ def test_a_node_that_is_not_the_chain_the_store_holds(tmp_path: Path) -> None:
         other.stop()
 
 
+def test_a_primary_node_that_is_not_the_one_the_store_holds(node: str, tmp_path: Path) -> None:  # noqa: F811
+    """An Index API that ends below the store's cursor (the store moved 100 containers past
+    the stub's 12 P-chain blocks): another node's, refused."""
+    path = tmp_path / "p.db"
+    db = f"sqlite:///{path}"
+    assert avadata("index", "--node", node, "--db", db, "--once").returncode == 0
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE primary_cursors SET container_index = container_index + 100")
+    one_line(avadata("index", "--node", node, "--db", db, "--once"), 1, node, "up to 111")
+
+
 def test_up_stops_every_child_when_one_fails(tmp_path: Path) -> None:
     """A child dying under `up` (the server, killed): `up` says which, stops the rest with
     their own clean-up (the indexer's fetch processes: no leaked semaphores; no traceback),
     and leaves no process behind, the devnet's anvils included."""
-    api, node = free_port(), free_port()
-    args = ["up", "--data-dir", str(tmp_path), "--port", str(api), "--node-port", str(node)]
+    api, node_port, mark = free_port(), free_port(), uuid.uuid4().hex
+    args = ["up", "--data-dir", str(tmp_path), "--port", str(api), "--node-port", str(node_port)]
     proc = subprocess.Popen(
         [sys.executable, "-m", "avadata", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "AVADATA_TEST_MARK": mark},
     )
     children: list[psutil.Process] = []
     try:
@@ -332,3 +352,4 @@ def test_up_stops_every_child_when_one_fails(tmp_path: Path) -> None:
     assert "leaked" not in err, err
     gone, alive = psutil.wait_procs(children, timeout=30)
     assert not alive, [p.cmdline() for p in alive]
+    assert _left_behind(mark) == []
