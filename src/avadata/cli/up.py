@@ -37,7 +37,7 @@ def _wait_http(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise AvadataError(f"`avadata {what}` exited with code {proc.returncode}")
+            raise _exited(what, proc)
         try:
             r = (
                 httpx.post(url, json=json, timeout=2)
@@ -88,12 +88,16 @@ def up(
         while all(p.poll() is None for p in procs.values()):
             time.sleep(1)
         failed = next(n for n, p in procs.items() if p.poll() is not None)
-        code = procs[failed].returncode
-        raise AvadataError(f"`avadata {failed}` exited with code {code}; stopped the rest")
+        raise _exited(failed, procs[failed])
     except KeyboardInterrupt:
         pass
     finally:
         _stop(list(procs.values()))
+
+
+def _exited(name: str, proc: subprocess.Popen[bytes]) -> AvadataError:
+    """What `up` says when a child ended under it (the rest are stopped on the way out)."""
+    return AvadataError(f"`avadata {name}` exited with code {proc.returncode}; stopped the rest")
 
 
 def _preflight(data_dir: Path, port: int, node_port: int) -> str:
