@@ -5,6 +5,14 @@
     - RpcTransportError: timeouts, HTTP 429/5xx, truncated JSON (retried with backoff, then raised)
     - RpcError: the node answered with a JSON-RPC error object (not retried)
   - ContinuityError: a block's parentHash does not match the stored previous block (a reorg)
+  - ConfigError: a setting the user gave cannot work; its message is the one line the command
+    line prints (naming the value and what to do), never a traceback (cli/failures.py);
+    exit 2 when the value is malformed, else 1
+    - StoreError: the store URL: a folder missing, not a database, no store, a newer schema,
+      a PostgreSQL server not answering or a database missing (store/probe.py)
+      - NoStore: the database holds no store (yet): `serve` refuses it, `index` creates one
+    - PortInUse: a port to listen on is taken
+    - WrongChain: the node at a URL is not the chain the store holds
 """
 
 from __future__ import annotations
@@ -39,4 +47,29 @@ class RpcError(SourceError):
 
 
 class ContinuityError(AvadataError):
+    pass
+
+
+class ConfigError(AvadataError):
+    """A misconfiguration: `str(exc)` is one line naming the value and what to do.
+    `exit_code`: 2 for a value malformed as given (a usage error), else 1."""
+
+    def __init__(self, message: str, *, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class StoreError(ConfigError):
+    pass
+
+
+class NoStore(StoreError):
+    pass
+
+
+class PortInUse(ConfigError):
+    pass
+
+
+class WrongChain(ConfigError):
     pass

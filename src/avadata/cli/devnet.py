@@ -63,10 +63,13 @@ def devnet(
         typer.Option(help="start even if the index is or would become incomplete"),
     ] = False,
 ) -> None:
+    from avadata.cli.ports import check_free
     from avadata.devnet.evm.traffic import TrafficConfig
     from avadata.devnet.network import Devnet, DevnetConfig
     from avadata.devnet.primary.index_store import IndexConfigError
 
+    if port:  # 0: any free port
+        check_free(port, "--port")  # before minutes of history, and before "stopping"
     config = DevnetConfig(
         port=port,
         data_dir=data_dir,

@@ -11,8 +11,6 @@ from urllib.parse import urlsplit
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from avadata.errors import AvadataError
-
 if TYPE_CHECKING:
     from avadata.indexer.run import RunOptions
     from avadata.store.types import Engine
@@ -189,8 +187,7 @@ def index(
     from avadata.indexer.appliers import default_appliers
     from avadata.indexer.fetch.protocol import NativeBalanceMode
     from avadata.indexer.run import RunOptions
-    from avadata.store.engine import make_engine
-    from avadata.store.migrate import migrate
+    from avadata.store.probe import open_store
 
     tune_for_indexing()
 
@@ -201,8 +198,7 @@ def index(
         typer.echo("avadata index: give --rpc URL and/or --node URL", err=True)
         raise typer.Exit(2)
     network_id = _network_id(network)
-    engine = make_engine(db)
-    migrate(engine)
+    engine = open_store(db)
     _label_chains(engine, rpc or [], node, chains, label or [], network_id)
     if node is not None:
         _index_primary(
@@ -242,6 +238,7 @@ def _label_chains(
     """Who each --rpc chain is and which network the node's primary network is
     (indexer/identity.py), written before any block; a chains file that does not parse or an
     identity the store contradicts stops here, no chain written (exit 2)."""
+    from avadata.errors import AvadataError
     from avadata.indexer import chains_file, identity
     from avadata.store.identity import write_identities
 
@@ -277,25 +274,29 @@ def _index_primary(
     from avadata.indexer.primary.run import index_node
 
     def primary() -> None:
-        try:
-            run = index_node(engine, node, once=once, poll=poll, batch=batch, network_id=net)
-            asyncio.run(run)
-        except AvadataError as exc:
-            typer.echo(f"avadata index --node: {exc}", err=True)
-            raise typer.Exit(1) from exc
+        asyncio.run(index_node(engine, node, once=once, poll=poll, batch=batch, network_id=net))
 
     if once or not beside:
-        primary()
+        primary()  # a failure reaches cli/failures.py
         return
     # Following both: the primary network in its own thread (and event loop), so neither
     # follower waits for the other; a failure there ends the whole command, as a failure of
-    # the EVM follower does.
+    # the EVM follower does (in the same one line: the thread's failure never reaches main).
     import os
     import threading
+
+    from avadata.cli import failures
 
     def follow_primary() -> None:
         try:
             primary()
+        except Exception as exc:
+            if failures.debug_requested([])[1]:
+                import traceback
+
+                traceback.print_exc()  # as --debug asks (os._exit below skips the thread's hook)
+            else:
+                failures.report(exc, ["index"])
         finally:
             os._exit(1)  # the follower only returns on failure
 
@@ -316,13 +317,11 @@ def _index_evm(
         TimeRemainingColumn(),
         transient=False,
     ) as bar:
+        # A failure reaches cli/failures.py, which prints it in one line once the bars stop.
         try:
             asyncio.run(
                 index_chains(engine, rpc, options, appliers=appliers, on_start=_progress_bars(bar))
             )
-        except AvadataError as exc:
-            typer.echo(f"avadata index: {exc}", err=True)
-            raise typer.Exit(1) from exc
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 

@@ -22,12 +22,9 @@ Db = Annotated[str, typer.Option("--db", help="sqlite:///path/file.db or postgre
 
 
 def _engine(db: str) -> Engine:
-    from avadata.store.engine import make_engine
-    from avadata.store.migrate import migrate
+    from avadata.store.probe import open_store
 
-    engine = make_engine(db)
-    migrate(engine)
-    return engine
+    return open_store(db)
 
 
 def _when(ts: int | None) -> str:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 
-from avadata.cli import bench, chains, decode, devnet, index, metrics, serve, up
+from avadata.cli import bench, chains, decode, devnet, failures, index, metrics, serve, up
 
 app = typer.Typer(
     name="avadata",
-    help="A self-hosted Avalanche data stack: devnet, indexer, Data API and Metrics API.",
+    help="A self-hosted Avalanche data stack: devnet, indexer, Data API and Metrics API.\n\n"
+    "A misconfiguration is one line on stderr and exit 1 (usage errors: exit 2); --debug "
+    "anywhere, or AVADATA_DEBUG=1, prints the traceback too.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -29,10 +32,18 @@ app.add_typer(metrics.app, name="metrics")
 def main(argv: list[str] | None = None, *, appliers: index.AppliersMaker | None = None) -> None:
     """The command line on `argv` (else the process's arguments). `appliers`: what `avadata
     index` runs in its write transactions instead of the default (bench/timed_index.py)."""
-    args = sys.argv[1:] if argv is None else argv
+    args, debug = failures.debug_requested(sys.argv[1:] if argv is None else argv)
+    if debug:  # `avadata up --debug`: its children show theirs too
+        os.environ[failures.DEBUG_ENV] = "1"
     if args[:1] == ["index"] and index.start_fetch_early(args[1:]):
         from avadata.indexer.fetch import spawn
 
         # Only the command line's own process: a library caller's keeps its priority.
         spawn.yield_cpu()
-    app(args=args, obj=appliers)
+    failures.mask_log_lines()
+    try:
+        app(args=args, obj=appliers)
+    except Exception as exc:  # every verb's failures, turned into one line here (failures.py)
+        if debug:
+            raise
+        sys.exit(failures.report(exc, args))

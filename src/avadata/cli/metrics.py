@@ -19,14 +19,13 @@ def rebuild(
 ) -> None:
     """Recompute every metric bucket from the stored blocks, txs, transfers and contracts."""
     from avadata.settings import Settings
-    from avadata.store.engine import make_engine
     from avadata.store.metrics.rebuild import rebuild as run
-    from avadata.store.migrate import migrate
+    from avadata.store.probe import open_store
 
     url = db or Settings().db_url
-    engine = make_engine(url)
+    # A store to rebuild: creating an empty one here would only hide a wrong --db.
+    engine = open_store(url, create=False)
     try:
-        migrate(engine)
         t0 = time.perf_counter()
         stats = run(engine)
         typer.echo(

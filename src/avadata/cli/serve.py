@@ -13,8 +13,9 @@ from avadata.cli.keys import app as keys_app
 HELP = """Serve the Data API (EVM chains) from a store written by `avadata index`.
 
 Reads the store read-only (but for the webhooks' own tables: it also delivers their events,
-docs/webhooks.md); binds 127.0.0.1 unless told otherwise. Settings not given as flags
-come from AVADATA_* environment variables (e.g. AVADATA_PRICES_FILE, AVADATA_RATE_LIMIT_ANONYMOUS).
+docs/webhooks.md; a database holding no store is refused unless --create); binds 127.0.0.1
+unless told otherwise. Settings not given as flags come from AVADATA_* environment variables
+(e.g. AVADATA_PRICES_FILE, AVADATA_RATE_LIMIT_ANONYMOUS).
 
 Example: avadata serve --db sqlite:///data/a.db --port 8080
 then: curl http://127.0.0.1:8080/v1/chains
@@ -35,15 +36,22 @@ def serve(
             "paced by AVADATA_NFT_FETCH_PER_S; AVADATA_NFT_FETCH_ENABLED=false: no fetch)",
         ),
     ] = True,
+    create: Annotated[
+        bool,
+        typer.Option("--create", help="start an empty store when --db holds none (yet)"),
+    ] = False,
 ) -> None:
     import uvicorn
 
     from avadata.api.app import create_app
+    from avadata.cli.ports import check_free
     from avadata.settings import Settings
 
+    # First: a server that cannot listen touches no store.
+    check_free(port, "--port", host)
     settings = Settings(db_url=db, host=host, port=port)
+    _prepare_store(db, create=create)
     try:
-        _prepare_store(db)
         app = create_app(settings)
     except ValueError as exc:
         typer.echo(f"avadata serve: {exc}", err=True)
@@ -72,16 +80,15 @@ def serve(
             worker.stop()
 
 
-def _prepare_store(db: str) -> None:
+def _prepare_store(db: str, *, create: bool) -> None:
     """Bring the store to the current schema and create the shared page-token secret once
-    (through a short-lived writer engine; the server itself only reads)."""
-    from avadata.store.engine import make_engine
+    (through a short-lived writer engine; the server itself only reads). A database holding
+    no store is refused (errors.NoStore) unless `create`."""
     from avadata.store.keys import ensure_secret
-    from avadata.store.migrate import migrate
+    from avadata.store.probe import open_store
 
-    writer = make_engine(db)
+    writer = open_store(db, create=create)
     try:
-        migrate(writer)
         ensure_secret(writer)
     finally:
         writer.dispose()

@@ -1,7 +1,11 @@
 """`avadata up`: the whole system on one machine: devnet, indexer and API on an SQLite file.
 
 Three child processes (the same verbs a user would run by hand), started in order, each waited
-for, and all stopped together: Ctrl-C, or any child exiting, stops the rest.
+for, and all stopped together: Ctrl-C, or any child exiting, stops the rest. Before any of
+them starts, everything a child would fail on late is checked here: both ports, the data
+folder, the store. The children run in their own process group, so a Ctrl-C reaches `up`
+alone, which stops each child once, as Ctrl-C would (SIGINT: each cleans up, the devnet stops
+its anvils, the indexer its fetch processes), and only then harder.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from avadata.errors import AvadataError, ConfigError
 
 HELP = """Run the whole system: a devnet producing traffic, the indexer following it, and the API.
 
@@ -32,7 +38,7 @@ def _wait_http(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with code {proc.returncode}")
+            raise _exited(what, proc)
         try:
             r = (
                 httpx.post(url, json=json, timeout=2)
@@ -44,7 +50,7 @@ def _wait_http(
         except httpx.HTTPError:
             pass
         time.sleep(0.3)
-    raise RuntimeError(f"{what} did not answer at {url} within {timeout:.0f}s")
+    raise AvadataError(f"`avadata {what}` did not answer at {url} within {timeout:.0f}s")
 
 
 def up(
@@ -57,84 +63,103 @@ def up(
     ] = 9650,
     seed: Annotated[int, typer.Option(help="traffic generator seed")] = 1,
 ) -> None:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    db = f"sqlite:///{(data_dir / 'avadata.db').resolve()}"
+    db = _preflight(data_dir, port, node_port)
     exe = [sys.executable, "-m", "avadata"]
     node = f"http://127.0.0.1:{node_port}"
-    c_rpc = f"{node}/ext/bc/C/rpc"
-    procs: list[subprocess.Popen[bytes]] = []
-    names: list[str] = []
+    procs: dict[str, subprocess.Popen[bytes]] = {}
 
-    def stop(*_: object) -> None:
-        for p in reversed(procs):
-            if p.poll() is None:
-                p.terminate()
-        for p in reversed(procs):
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    def start(name: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        # Own process group: the terminal's Ctrl-C reaches `up` only (module doc).
+        procs[name] = subprocess.Popen([*exe, name, *args], process_group=0, env=env)
+        return procs[name]
 
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
-        devnet = subprocess.Popen(
-            [
-                *exe,
-                "devnet",
-                "--port",
-                str(node_port),
-                "--data-dir",
-                str(data_dir / "devnet"),
-                "--seed",
-                str(seed),
-            ]
-        )
-        procs.append(devnet)
-        names.append("devnet")
-        _wait_http(
-            c_rpc,
-            "devnet",
-            devnet,
-            300,
-            json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []},
-        )
-        rpcs = _evm_rpc_urls(node)
-        index_args = [*exe, "index", "--db", db, "--node", node]
+        devnet_args = ["--port", str(node_port), "--data-dir", str(data_dir / "devnet")]
+        devnet = start("devnet", *devnet_args, "--seed", str(seed))
+        chain_id = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}
+        _wait_http(f"{node}/ext/bc/C/rpc", "devnet", devnet, 300, json=chain_id)
+        index_args = ["--db", db, "--node", node]
         # What no node API tells (an L1's own gas token): the devnet writes it in its chains file.
         index_args += ["--chains", str(data_dir / "devnet" / "chains.toml")]
-        for url in rpcs:
+        for url in _evm_rpc_urls(node):
             index_args += ["--rpc", url]
-        procs.append(subprocess.Popen(index_args))
-        names.append("index")
+        start("index", *index_args)
         # The devnet's NFT metadata is served on 127.0.0.1: the worker may fetch from it.
         serve_env = {**os.environ, "AVADATA_NFT_FETCH_PRIVATE": "true"}
-        api = subprocess.Popen([*exe, "serve", "--db", db, "--port", str(port)], env=serve_env)
-        procs.append(api)
-        names.append("serve")
-        _wait_http(f"http://127.0.0.1:{port}/openapi.json", "API", api, 120)
-        typer.echo(
-            "\navadata is up:\n"
-            f"  dashboard     http://127.0.0.1:{port}/\n"
-            f"  Data API      http://127.0.0.1:{port}/v1/chains\n"
-            f"  Metrics API   http://127.0.0.1:{port}/v2/chains\n"
-            f"  OpenAPI docs  http://127.0.0.1:{port}/docs\n"
-            f"  node facade   {node}/ext/bc/C/rpc\n"
-            f"  Index API     {node}/ext/index/P/block (also X/block, X/tx, X/vtx, C/block)\n"
-            f"  store         {db}\n"
-            "Ctrl-C stops everything.\n"
-        )
-        while all(p.poll() is None for p in procs):
+        api = start("serve", "--db", db, "--port", str(port), env=serve_env)
+        _wait_http(f"http://127.0.0.1:{port}/openapi.json", "serve", api, 120)
+        typer.echo(_banner(port, node, db))
+        while all(p.poll() is None for p in procs.values()):
             time.sleep(1)
-        failed = [n for n, p in zip(names, procs, strict=True) if p.poll() is not None]
-        typer.echo(f"avadata up: `avadata {failed[0]}` exited; stopping the rest", err=True)
-        raise typer.Exit(1)
+        failed = next(n for n, p in procs.items() if p.poll() is not None)
+        raise _exited(failed, procs[failed])
     except KeyboardInterrupt:
         pass
-    except RuntimeError as exc:
-        typer.echo(f"avadata up: {exc}", err=True)
-        raise typer.Exit(1) from exc
     finally:
-        stop()
+        _stop(list(procs.values()))
+
+
+def _exited(name: str, proc: subprocess.Popen[bytes]) -> AvadataError:
+    """What `up` says when a child ended under it (the rest are stopped on the way out)."""
+    return AvadataError(f"`avadata {name}` exited with code {proc.returncode}; stopped the rest")
+
+
+def _preflight(data_dir: Path, port: int, node_port: int) -> str:
+    """What would make a child fail after minutes of work, checked first: the two ports, the
+    data folder, the store in it (opened, so a new one is created now). The store's URL."""
+    from avadata.cli.ports import check_free
+    from avadata.store.probe import open_store
+
+    if port == node_port:
+        raise ConfigError(
+            f"--port and --node-port are both {port}: give them different ports", exit_code=2
+        )
+    check_free(port, "--port")
+    check_free(node_port, "--node-port")
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create --data-dir {data_dir} ({exc.strerror}): give a folder you can write"
+        ) from None
+    db = f"sqlite:///{(data_dir / 'avadata.db').resolve()}"
+    open_store(db).dispose()
+    return db
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Stop the children, last started first: SIGINT, as Ctrl-C would (each cleans up after
+    itself); SIGTERM to one still running 20 s later, SIGKILL 10 s after that. A second Ctrl-C
+    meanwhile is ignored: it would cut this short and leave the children running."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+    for p in reversed(procs):
+        for sig, wait in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
+            try:
+                p.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                p.send_signal(sig)
+        else:
+            p.wait()
+
+
+def _banner(port: int, node: str, db: str) -> str:
+    return (
+        "\navadata is up:\n"
+        f"  dashboard     http://127.0.0.1:{port}/\n"
+        f"  Data API      http://127.0.0.1:{port}/v1/chains\n"
+        f"  Metrics API   http://127.0.0.1:{port}/v2/chains\n"
+        f"  OpenAPI docs  http://127.0.0.1:{port}/docs\n"
+        f"  node facade   {node}/ext/bc/C/rpc\n"
+        f"  Index API     {node}/ext/index/P/block (also X/block, X/tx, X/vtx, C/block)\n"
+        f"  store         {db}\n"
+        "Ctrl-C stops everything.\n"
+    )
 
 
 def _evm_rpc_urls(node: str) -> list[str]:

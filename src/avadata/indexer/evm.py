@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from avadata.errors import ContinuityError, SourceError
+from avadata.errors import ContinuityError, SourceError, WrongChain
 from avadata.indexer import outage
 from avadata.sources.evm import EvmSource
 from avadata.store.prepared import PreparedBatch
@@ -113,13 +113,26 @@ class EvmIndexer:
         for number, block_hash, parent_hash in batch.chain:
             if expected is not None and parent_hash != expected:
                 raise ContinuityError(
-                    f"chain {self.chain_id}: block {number} has parentHash "
-                    f"{parent_hash}, but the indexed block {number - 1} is {expected}; "
-                    "the node reorganised. Stopping rather than mixing two histories."
+                    f"chain {self.chain_id}: block {number} of {self.rpc_url} has parentHash "
+                    f"{parent_hash}, but the indexed block {number - 1} is {expected}: "
+                    "the node reorganised, or it is not the chain this store holds (a new "
+                    "devnet, another network with this chain ID: give it a new store). "
+                    "Stopping rather than mixing two histories."
                 )
             expected = block_hash
         assert expected is not None
         return expected
+
+    def _check_not_behind(self, head: int, start: int, parent: str | None) -> None:
+        """WrongChain when the node's head is below the last block the store holds of this
+        chain: not the node the store was indexed from (a devnet started afresh), or one far
+        from synced; either way following it would wait for nothing, or mix two histories."""
+        if parent is not None and head < start - 1:
+            raise WrongChain(
+                f"the node at {self.rpc_url} is at block {head} of chain {self.chain_id}, but "
+                f"the store holds blocks up to {start - 1}: is it the node this store was "
+                "indexed from? (a new devnet or network needs a new store)"
+            )
 
     async def run_to(self, stop: int) -> int:
         """Index from the resume point up to block `stop` inclusive; returns the next block."""
@@ -128,6 +141,7 @@ class EvmIndexer:
         self.progress.next_block = start
         self.progress.target = stop + 1
         if start > stop:
+            self._check_not_behind(stop, start, parent)
             return stop + 1
         marked = False
         async for group in self.feed.groups(start, stop, known_tokens, self.options.group_chunks):
@@ -168,11 +182,15 @@ class EvmIndexer:
         still end it: retrying cannot fix those."""
         wait = poll_seconds
         known = head
+        first = True
         while stop_event is None or not stop_event.is_set():
             try:
                 head = known if known is not None else await self.source.head()
                 known = None
-                start, _ = self.resume_point()
+                start, parent = self.resume_point()
+                if first:  # later, a node briefly behind (a lagging replica) is waited for
+                    self._check_not_behind(head, start, parent)
+                    first = False
                 if head >= start:
                     await self.run_to(head)
                 wait = poll_seconds

@@ -130,11 +130,18 @@ def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
     """Keyword arguments for `sqlalchemy.create_engine` on this URL."""
     if url.get_backend_name() == "sqlite":
         return {}
-    kwargs: dict[str, Any] = {"pool_pre_ping": True, "pool_size": 5, "max_overflow": 10}
+    # A server that drops packets (a wrong host, a firewall) fails in 10 s instead of hanging
+    # the command that opens the store (libpq waits forever by default).
+    connect_args: dict[str, Any] = {"connect_timeout": 10}
     if read_only:
         # The server refuses any write in these sessions, as a read-only SQLite handle does.
-        kwargs["connect_args"] = {"options": "-c default_transaction_read_only=on"}
-    return kwargs
+        connect_args["options"] = "-c default_transaction_read_only=on"
+    return {
+        "pool_pre_ping": True,
+        "pool_size": 5,
+        "max_overflow": 10,
+        "connect_args": connect_args,
+    }
 
 
 def install_hooks(engine: Engine, *, read_only: bool) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Column, Connection, Engine, MetaData, PrimaryKeyConstraint, String, Table
 from sqlalchemy import inspect as sa_inspect
 
+from avadata.errors import StoreError
 from avadata.store import dialect
 
 if TYPE_CHECKING:
@@ -55,8 +56,10 @@ def heads() -> list[str]:
     return list(ScriptDirectory.from_config(alembic_config()).get_heads())
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
-    """Upgrade the database behind `engine` to `revision` (default: head) in one transaction."""
+def migrate(engine: Engine, revision: str = "head", *, refuse_foreign: bool = False) -> None:
+    """Upgrade the database behind `engine` to `revision` (default: head) in one transaction.
+    StoreError for a store of a newer revision than HEAD; with `refuse_foreign` (the command
+    line's stores: probe.py), also for a database holding tables but no version table."""
     with engine.begin() as conn:
         dialect.migration_lock(conn)
         if revision in ("head", HEAD):
@@ -64,9 +67,31 @@ def migrate(engine: Engine, revision: str = "head") -> None:
             if not tables:
                 _create_at_head(conn)
                 return
-            if _VERSION.name in tables and conn.execute(_VERSION.select()).scalar() == HEAD:
-                return
+            if _VERSION.name in tables:
+                current = conn.execute(_VERSION.select()).scalar()
+                if current == HEAD:
+                    return
+                _check_not_newer(current)
+            elif refuse_foreign:
+                raise StoreError(_FOREIGN)
         upgrade_through_history(conn, revision)
+
+
+# A database with tables but no version table: someone else's; Alembic would add ours beside.
+_FOREIGN = (
+    "the database holds tables but no avadata store (no alembic_version table): "
+    "point --db at a store written by `avadata index`, or at an empty database"
+)
+
+
+def _check_not_newer(current: str | None) -> None:
+    """StoreError for a store stamped with a revision past this build's HEAD (revision IDs
+    start with their date, so they sort in the history's order): a newer avadata wrote it."""
+    if current is not None and current > HEAD:
+        raise StoreError(
+            f"schema revision {current} is newer than this build's ({HEAD}): "
+            "upgrade avadata, or use a store this version wrote"
+        )
 
 
 def upgrade_through_history(conn: Connection, revision: str = "head") -> None:

@@ -21,6 +21,7 @@ from avadata.decode.primary.blocks import (
 )
 from avadata.decode.primary.txs import block_record
 from avadata.decode.primary.utxos import rebuilt_refund
+from avadata.errors import WrongChain
 from avadata.indexer.primary.refunds import attach_refunds
 from avadata.indexer.primary.rewards import attach_rewards
 from avadata.records.primary import Block, StakerRewarded
@@ -53,6 +54,13 @@ async def index_chain(
     progress = progress or PrimaryProgress()
     cursor = get_primary_cursor(engine, cursor_key or blockchain_id)
     last = await source.last_accepted_index()
+    if cursor is not None and (last is None or last < cursor):
+        # An Index API never shrinks (avalanchego keeps it across restarts): another node's.
+        raise WrongChain(
+            f"the Index API at {source.client.url} ends at container {last} of the "
+            f"{chain}-chain, but the store holds containers up to {cursor}: is it the node "
+            "this store was indexed from? (a new devnet or network needs a new store)"
+        )
     next_index = 0 if cursor is None else cursor + 1
     parent_ts: int | None = None
     while last is not None and next_index <= last:
