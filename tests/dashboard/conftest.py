@@ -68,7 +68,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """The devnet indexed once (no live blocks: the store holds still while pages and the
     test read it) and served by `avadata serve`. AVADATA_TEST_DASHBOARD_URL=<url> points the
@@ -124,7 +124,9 @@ class Watch:
     requests: list[str] = field(default_factory=list)
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API runs an event loop in this thread while it
+# is open, and the tests after this package call asyncio.run().
+@pytest.fixture(scope="package")
 def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: scripts/setup.sh installs Debian's chromium")

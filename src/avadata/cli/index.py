@@ -238,24 +238,19 @@ def _label_chains(
     """Who each --rpc chain is and which network the node's primary network is
     (indexer/identity.py), written before any block; a chains file that does not parse or an
     identity the store contradicts stops here, no chain written (exit 2)."""
-    from avadata.errors import AvadataError
     from avadata.indexer import chains_file, identity
     from avadata.store.identity import write_identities
 
-    try:
-        given = {} if chains is None else chains_file.parse(chains.read_text(), str(chains))
-        found = (
-            asyncio.run(
-                identity.gather(engine, rpc, node, given, labels=labels, network_id=network_id)
-            )
-            if rpc
-            else []
-        )
-        if node is not None:  # checked, then written: the first write of the run
-            asyncio.run(identity.record_primary_network(engine, node, network_id))
-    except AvadataError as exc:
-        typer.echo(f"avadata index: {exc}", err=True)
-        raise typer.Exit(2) from exc
+    # A file or identity that does not fit is a usage error (identity.IdentityError,
+    # chains_file.ChainsFileError: exit 2); a node that does not answer is not (exit 1).
+    given = {} if chains is None else chains_file.parse(chains.read_text(), str(chains))
+    found = (
+        asyncio.run(identity.gather(engine, rpc, node, given, labels=labels, network_id=network_id))
+        if rpc
+        else []
+    )
+    if node is not None:  # checked, then written: the first write of the run
+        asyncio.run(identity.record_primary_network(engine, node, network_id))
     write_identities(engine, found)
 
 

@@ -23,7 +23,7 @@ import tomllib
 from typing import Any
 
 from avadata import networks
-from avadata.errors import AvadataError
+from avadata.errors import ConfigError
 from avadata.records.identity import ChainIdentity, NativeToken
 
 _TOP = {"network": str, "chains": list}
@@ -39,8 +39,11 @@ _CHAIN = {
 _TOKEN = {"name": str, "symbol": str, "decimals": int, "logo": str}
 
 
-class ChainsFileError(AvadataError):
-    """The chains file cannot be read as the module doc describes."""
+class ChainsFileError(ConfigError):
+    """The chains file cannot be read as the module doc describes. A usage error: exit 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, exit_code=2)
 
 
 def _checked(table: Any, allowed: dict[str, Any], where: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from avadata import networks
 from avadata.decode import node_info as decode
-from avadata.errors import AvadataError, SourceError
+from avadata.errors import ConfigError, SourceError
 from avadata.indexer import chains_file
 from avadata.records.identity import ChainIdentity
 from avadata.sources import node_info as source
@@ -36,16 +36,25 @@ log = logging.getLogger(__name__)
 EVM_VM_NAME = "EVM"  # the Data API's vmName of every chain we index
 
 
-class IdentityError(AvadataError):
-    """The chains' identities contradict each other or the store."""
+class IdentityError(ConfigError):
+    """The chains' identities contradict each other or the store. A usage error: exit 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, exit_code=2)
+
+
+# Nodes already warned about: a run asks twice (the chains, then the primary network).
+_WARNED: set[str] = set()
 
 
 async def _node_network(node: str, retry: RetryPolicy | None) -> int | None:
-    """info.getNetworkID, or None from a node with its info API off (a warning)."""
+    """info.getNetworkID, or None from a node with its info API off (a warning, once)."""
     try:
         return decode.network_id(await source.network_id(node, retry))
     except (SourceError, ValueError) as exc:
-        log.warning("no network ID from %s (%s)", node, exc)
+        if node not in _WARNED:
+            _WARNED.add(node)
+            log.warning("no network ID from %s (%s)", node, exc)
         return None
 
 
