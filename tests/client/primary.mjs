@@ -18,12 +18,17 @@ const opts = { serverURL, retries: { strategy: "none" } };
 const pn = sdk.data.primaryNetwork;
 const { addresses, blockchainId } = args;
 const network = "fuji";
+// Optional: the addresses whose active stakes transactions.listActiveStakingTransactions pages.
+const { stakingAddresses } = args;
 
 const calls = [
   ["transactions.listLatest", () => pn.transactions.listLatest({ network, blockchainId, addresses, pageSize: 4 }, opts), "transactions"],
   ["transactions.listLatest(all)", () => pn.transactions.listLatest({ network, blockchainId, pageSize: 7 }, opts), "transactions"],
   ["utxos.listByAddresses", () => pn.utxos.listByAddresses({ network, blockchainId, addresses, includeSpent: true, pageSize: 3 }, opts), "utxos"],
 ];
+if (stakingAddresses) {
+  calls.push(["transactions.listActiveStakingTransactions", () => pn.transactions.listActiveStakingTransactions({ network, blockchainId: "p-chain", addresses: stakingAddresses, pageSize: 2 }, opts), "transactions"]);
+}
 const summary = {};
 for (const [name, call, key] of calls) {
   try {

@@ -37,6 +37,7 @@ from avadata.settings import Settings
 from avadata.sources.jsonrpc import JsonRpcClient
 from tests.api.http import TestClient
 from tests.primary.test_api import _all
+from tests.support.glacier_schema import conforms
 from tests.support.primary_world import indexed, served_node
 from tests.support.server import TOOLS, run_node, serving
 
@@ -92,6 +93,11 @@ class FakeAnvil:
 
 
 World = tuple[TestClient, PrimarySim]
+PAGE_SCHEMAS = {
+    "p-chain": "ListPChainTransactionsResponse",
+    "x-chain": "ListXChainTransactionsResponse",
+    "c-chain": "ListCChainAtomicTransactionsResponse",
+}
 NODE_URL: list[str] = []  # the served node of the module's world
 
 
@@ -122,6 +128,8 @@ def every_tx(c: TestClient, chain: str, **q: Any) -> list[dict[str, Any]]:
         r = c.get(TXS.format(chain), params=params)
         assert r.status_code == 200, r.text
         body = r.json()
+        # Each chain's page is valid as the reference's own shape for that chain.
+        conforms(body, PAGE_SCHEMAS[chain])
         out += body["transactions"]
         token = body.get("nextPageToken")
         if token is None:

@@ -30,6 +30,7 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.limits import RateLimitMiddleware
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
+from avadata.api.primary import openapi as primary_openapi
 from avadata.api.primary import routes as primary_routes
 from avadata.api.primary import validators as primary_validators
 from avadata.settings import Settings
@@ -113,6 +114,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         if app.openapi_schema is None:
             schema = default_openapi()
             _money_schema(schema, settings)
+            primary_openapi.add_components(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 

@@ -7,8 +7,10 @@ codec's JSON (Data API names) with the block fields and the UTXOs the tx consume
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Annotated, Any, NamedTuple
 
 import orjson
@@ -19,6 +21,7 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import Page, PageSize, PageToken, cut, page, with_token
 from avadata.api.primary import params, shapes
+from avadata.api.primary.openapi import ok
 from avadata.api.primary.shapes import Assets, utxo_json
 from avadata.store.primary.queries import txs as queries
 from avadata.store.primary.queries import validators as validator_queries
@@ -100,6 +103,7 @@ class TxAsk(NamedTuple):
     addresses: list[str]
     types: list[str]
     l1: str | None
+    staking: bool = False
 
 
 def _tx_ask(
@@ -125,7 +129,7 @@ def _tx_ask(
     if q.start is not None and q.end is not None and q.start > q.end:
         raise bad_request("startTimestamp: must not exceed endTimestamp")
     types = params.tx_types(q.tx_types) or (list(STAKING_TYPES) if staking else [])
-    return TxAsk(net, key, addrs, types, l1)
+    return TxAsk(net, key, addrs, types, l1, staking)
 
 
 def _position(r: Any) -> tuple[int, int, int]:
@@ -147,6 +151,9 @@ class TxPage(NamedTuple):
 
 def _tx_page(conn: Connection, ask: TxAsk, q: TxFilters, pg: Page) -> TxPage:
     key, desc = ask.key, q.sort_order != "asc"
+    # listStaking: the stakes still locked at the P-chain's current time (an empty store has
+    # none).
+    staked_at = (validator_queries.p_chain_now(conn) or 0) if ask.staking else None
     rows = queries.list_txs(
         conn,
         queries.Window(key, ask.addresses, pg.after, pg.size + 1, desc),
@@ -154,6 +161,7 @@ def _tx_page(conn: Connection, ask: TxAsk, q: TxFilters, pg: Page) -> TxPage:
         start=q.start,
         end=q.end,
         l1_validation=ask.l1,
+        staked_at=staked_at,
     )
     served, token = cut(rows, pg, _position)
     utxos = queries.utxos_of_txs(conn, [r.tx_hash for r in served])
@@ -167,6 +175,9 @@ def _tx_page(conn: Connection, ask: TxAsk, q: TxFilters, pg: Page) -> TxPage:
     assets = Assets(ask.net, key).load(conn, asset_ids)
     l1_facts = shapes.L1Facts().load(conn, bodies.values()) if key == "P" else shapes.L1Facts()
     refunds = queries.l1_refunds(conn, list(bodies)) if key == "P" else {}
+    assets.stake_periods = validator_queries.stake_periods(
+        conn, [u.tx_hash for u in utxos if u.staked]
+    )
     return TxPage(served, token, utxos, periods, bodies, assets, l1_facts, refunds)
 
 
@@ -245,7 +256,18 @@ def _tx_json(
     facts = found.periods.get(r.tx_hash)
     if facts is not None:
         body.update(_staking_extras(facts))
+    if ask.key == "P":
+        body["txType"] = shapes.p_tx_type(body["txType"])
     return body
+
+
+U256_MAX = 2**256 - 1
+
+
+def _at_least(value: Decimal) -> int:
+    """The smallest whole amount a UTXO needs to reach `value` (the spec's minUtxoAmount is
+    any number >= 0); beyond uint256 nothing can, and the bound stays bindable."""
+    return math.ceil(min(value, Decimal(U256_MAX)))
 
 
 def _chain_info(key: str, net: str) -> dict[str, str]:
@@ -272,7 +294,14 @@ def _staking_extras(facts: Any) -> dict[str, Any]:
 @router.get(
     "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
     operation_id="listLatestPrimaryNetworkTransactions",
-    responses=ERROR_RESPONSES,
+    responses={
+        **ok(
+            "ListPChainTransactionsResponse",
+            "ListXChainTransactionsResponse",
+            "ListCChainAtomicTransactionsResponse",
+        ),
+        **ERROR_RESPONSES,
+    },
     response_model=None,
 )
 @on_store
@@ -292,7 +321,7 @@ def list_transactions(
 @router.get(
     "/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking",
     operation_id="listActivePrimaryNetworkStakingTransactions",
-    responses=ERROR_RESPONSES,
+    responses={**ok("ListPChainTransactionsResponse"), **ERROR_RESPONSES},
     response_model=None,
 )
 @on_store
@@ -309,7 +338,7 @@ def list_staking(
 @router.get(
     "/v1/networks/{network}/blockchains/{blockchainId}/utxos",
     operation_id="getUtxosByAddresses",
-    responses=ERROR_RESPONSES,
+    responses={**ok("ListPChainUtxosResponse", "ListUtxosResponse"), **ERROR_RESPONSES},
     response_model=None,
 )
 @on_store
@@ -321,7 +350,7 @@ def list_utxos(
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
     assetId: Annotated[str | None, Query()] = None,
-    minUtxoAmount: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
+    minUtxoAmount: Annotated[Decimal, Query(ge=0, description="nAVAX, inclusive")] = Decimal(0),
     includeSpent: Annotated[bool, Query()] = False,
     sortBy: Annotated[str | None, Query(pattern="^(timestamp|amount)$")] = None,
     sortOrder: SortOrder = None,
@@ -340,22 +369,26 @@ def list_utxos(
         "chain": key,
         "addresses": addrs,
         "asset": asset,
-        "min": minUtxoAmount,
+        "min": str(minUtxoAmount),
         "spent": includeSpent,
         "by": "amount" if by_amount else "timestamp",
         "d": desc,
     }
     pg = page(st, "primary_utxos", filters, pageToken, pageSize, arity=2)
+    min_amount = _at_least(minUtxoAmount)
     with read_conn(st) as conn:
         rows = queries.list_utxos(
             conn,
             queries.Window(key, addrs, pg.after, pg.size + 1, desc),
             include_spent=includeSpent,
-            min_amount=minUtxoAmount,
+            min_amount=min_amount,
             asset_id=asset,
             by_amount=by_amount,
         )
         assets = Assets(net, key).load(conn, [r.asset_id for r in rows])
+        assets.stake_periods = validator_queries.stake_periods(
+            conn, [r.tx_hash for r in rows if r.staked]
+        )
         served, token = cut(
             rows,
             pg,

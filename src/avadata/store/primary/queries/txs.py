@@ -26,6 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.sql import ColumnElement
 
 from avadata.store.coltypes import U256
+from avadata.store.primary.queries.validators import staked_condition
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
@@ -36,6 +37,7 @@ from avadata.store.schema import (
     primary_l1_validators,
     primary_txs,
     primary_utxos,
+    primary_validations,
 )
 
 Position = tuple[int | str, ...]
@@ -89,7 +91,10 @@ def list_txs(
     start: int | None = None,
     end: int | None = None,
     l1_validation: str | None = None,
+    staked_at: int | None = None,
 ) -> Sequence[Any]:
+    """A page of txs; `staked_at` keeps the staking txs whose stake is still locked at that
+    time (transactions:listStaking; with addresses only)."""
     chain, addresses, after, limit, desc = window
     t = primary_txs.c
     if l1_validation is not None:
@@ -111,10 +116,11 @@ def list_txs(
             bool(tx_types),
             start is not None,
             end is not None,
+            staked_at is not None,
         )
         params: dict[str, Any] = {"chain": chain, "limit": limit, "types": list(tx_types)}
         params.update({f"a{i}": x for i, x in enumerate(sorted(set(addresses)))})
-        params.update({"start": start, "end": end})
+        params.update({"start": start, "end": end, "now": staked_at})
         if after is not None:
             params.update({f"p{i}": x for i, x in enumerate(after)})
         return conn.execute(stmt, params).all()
@@ -133,10 +139,10 @@ def list_txs(
 
 @functools.lru_cache(maxsize=64)
 def _address_txs_statement(
-    n: int, desc: bool, paged: bool, typed: bool, from_start: bool, to_end: bool
+    n: int, desc: bool, paged: bool, typed: bool, from_start: bool, to_end: bool, staked: bool
 ) -> Select[Any]:
     """The page of txs of n addresses, built once per shape: every value is a bound
-    parameter (chain, a0..an-1, p0..p2 the position after, types, start, end, limit)."""
+    parameter (chain, a0..an-1, p0..p2 the position after, types, start, end, now, limit)."""
     t, a = primary_txs.c, primary_address_txs.c
     link_key = [a.block_timestamp, a.block_number, a.tx_index]
     after: tuple[ColumnElement[Any], ...] | None = None
@@ -156,6 +162,9 @@ def _address_txs_statement(
             b = b.where(a.block_timestamp >= bindparam("start"))
         if to_end:
             b = b.where(a.block_timestamp <= bindparam("end"))
+        if staked:
+            b = b.join(primary_validations, primary_validations.c.tx_hash == a.tx_hash)
+            b = b.where(staked_condition(bindparam("now")))
         branches.append(b.where(*_after(link_key, after, desc)))
     keys = _tops_of(branches, link_key, desc, bindparam("limit"))
     cols = [keys.c.block_timestamp, keys.c.block_number, keys.c.tx_index]
@@ -230,7 +239,7 @@ def _address_utxos_statement(
     if not include_spent:
         conds.append(u.consuming_tx_hash.is_(None))
     if at_least:
-        conds.append(u.amount >= bindparam("min"))
+        conds.append(u.amount >= bindparam("min", type_=U256()))
     if one_asset:
         conds.append(u.asset_id == bindparam("asset"))
     branches = [

@@ -29,9 +29,21 @@ def p_chain_now(conn: Connection) -> int | None:
     return max(known) if known else None
 
 
+def _ended(now: Any) -> ColumnElement[bool]:
+    """Rewarded (a primary staker's stake is returned with its reward tx), or a subnet
+    validator past its end (nothing to return)."""
+    return or_(v.reward_tx_hash.is_not(None), and_(v.kind == "subnet_validator", v.end_ts <= now))
+
+
+def staked_condition(now: Any) -> ColumnElement[bool]:
+    """A period whose stake is still locked at `now`: neither removed nor ended (active or
+    pending): what transactions:listStaking lists."""
+    return and_(v.remove_tx_hash.is_(None), not_(_ended(now)))
+
+
 def status_condition(status: str, now: int) -> ColumnElement[bool]:
     removed = v.remove_tx_hash.is_not(None)
-    ended = or_(v.reward_tx_hash.is_not(None), and_(v.kind == "subnet_validator", v.end_ts <= now))
+    ended = _ended(now)
     if status == "removed":
         return removed
     if status == "completed":
@@ -110,6 +122,16 @@ def active_stake(conn: Connection, subnet_id: str, now: int) -> int:
     for (amount,) in conn.execute(stmt):
         total += int(amount)
     return total
+
+
+def stake_periods(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """tx hash -> (start, end) of the staking periods among these txs: when their staked
+    UTXOs were locked and when they unlock."""
+    hashes = sorted(set(tx_hashes))
+    if not hashes:
+        return {}
+    stmt = select(v.tx_hash, v.start_ts, v.end_ts).where(v.tx_hash.in_(hashes))
+    return {str(r.tx_hash): (int(r.start_ts), int(r.end_ts)) for r in conn.execute(stmt)}
 
 
 def staking_facts(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, Any]:
