@@ -61,5 +61,18 @@ for (const [name, call, key] of calls) {
     process.exit(1);
   }
 }
+// Optional: [blockchainId, txHash] pairs fetched one by one (transactions.get); what survived
+// the SDK's parse tells the branch: chainFormat (X), evmInputs/evmOutputs (C), txType.
+for (const [chain, txHash] of args.txHashes ?? []) {
+  try {
+    const tx = await pn.transactions.get({ network, blockchainId: chain, txHash }, opts);
+    const kept = "chainFormat" in tx ? "x" : "evmInputs" in tx || "evmOutputs" in tx ? "c" : "p";
+    summary.get = summary.get ?? {};
+    summary.get[txHash] = { txHash: tx.txHash, txType: tx.txType, kept };
+  } catch (err) {
+    console.log(JSON.stringify({ ok: false, name: `transactions.get ${txHash}`, error: String(err).slice(0, 300), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 3000), stray }));
+    process.exit(1);
+  }
+}
 console.log(JSON.stringify({ ok: stray.length === 0, summary, stray }));
 process.exit(stray.length === 0 ? 0 : 1);

@@ -289,7 +289,7 @@ def test_the_openapi_document_describes_every_primary_success_body(
 ) -> None:
     """Each primary route's 200 in /openapi.json is the reference's schema, and what the
     route answers validates against the document's own schema (a JSON Schema validator)."""
-    c, _ = built
+    c, ids = built
     doc = c.get("/openapi.json").json()
     a = "P-" + bech32_address(A, "fuji")
     asked = {
@@ -302,6 +302,9 @@ def test_the_openapi_document_describes_every_primary_success_body(
         ],
         "/v1/networks/{network}/blockchains/{blockchainId}/utxos": [
             f"{BASE}/p-chain/utxos?addresses={a}&includeSpent=true",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}": [
+            f"{BASE}/p-chain/transactions/{ids[0]}",
         ],
         "/v1/networks/{network}/validators/{nodeId}": [
             "/v1/networks/fuji/validators/NodeID-111111111111111111116DBWJs",

@@ -657,3 +657,62 @@ def test_several_addresses_page_as_the_union_of_each_ones(
         assert [u["utxoId"] for u in utxos] == [u["utxoId"] for u in expected]
         assert len(utxos) > 3 * size  # several pages
     assert len(txs) > 3 * size
+
+
+def _one_tx_schema(chain: str, t: dict[str, Any]) -> str:
+    if chain == "x-chain":
+        linear = t["chainFormat"] == "linear"
+        return "XChainLinearTransaction" if linear else "XChainNonLinearTransaction"
+    if chain == "c-chain":
+        return "CChainImportTransaction" if t["txType"] == "ImportTx" else "CChainExportTransaction"
+    return "PChainTransaction"
+
+
+def _unordered(t: dict[str, Any]) -> dict[str, Any]:
+    """The tx with its UTXO lists in one order (neither response promises one)."""
+    out = dict(t)
+    for key in ("consumedUtxos", "emittedUtxos"):
+        out[key] = sorted(t[key], key=lambda u: str(u["utxoId"]))
+    return out
+
+
+def test_get_tx_by_hash_on_every_chain(world: World) -> None:
+    """getTxByHash: every tx the simulators made, on its chain, with their type and time (the
+    vertex txs within the second of the vertex's acceptance), in its chain's reference shape;
+    the same item as the chain's listing; the SDK parses one of each chain."""
+    c, sim = world
+    names = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
+    url = "/v1/networks/fuji/blockchains/{}/transactions/{}"
+    listed = {n: {t["txHash"]: t for t in every_tx(c, n)} for n in names.values()}
+    picked: dict[str, list[str]] = {}
+    for r in sim.records:
+        chain = names[r.chain]
+        got = c.get(url.format(chain, r.tx_id))
+        assert got.status_code == 200, got.text
+        t = got.json()
+        conforms(t, _one_tx_schema(chain, t))
+        assert t["txHash"] == r.tx_id and t["txType"] == r.type
+        assert 0 <= t["blockTimestamp"] - r.time <= (1 if r.index == X_VTX else 0)
+        assert _unordered(t) == _unordered(listed[chain][r.tx_id])
+        picked.setdefault(chain, []).append(r.tx_id)
+    assert sum(len(v) for v in listed.values()) == len(sim.records)
+    # Bad input: malformed IDs are 400s naming txHash; a well-formed unknown one a 404; a tx
+    # of another chain is unknown on this one.
+    for bad in ("xyz", "0x" + "11" * 32, cb58_encode(bytes(20))):
+        r = c.get(url.format("p-chain", bad))
+        assert r.status_code == 400 and "txHash" in r.json()["message"], (bad, r.text)
+    assert c.get(url.format("p-chain", cb58_encode(bytes(32)))).status_code == 404
+    assert c.get(url.format("c-chain", picked["p-chain"][0])).status_code == 404
+    assert c.get(url.format("moon-chain", picked["p-chain"][0])).status_code == 400
+    pairs = [[chain, ids[len(ids) // 2]] for chain, ids in picked.items()]
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "P-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "p-chain",
+        "txHashes": pairs,
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    kept = {tx: v["kept"] for tx, v in out["summary"]["get"].items()}
+    assert kept == {tx: chain[0] for chain, tx in pairs}

@@ -133,6 +133,11 @@ def l1_validation_id(chain_key: str, value: str | None) -> str | None:
     return _id32("l1ValidationId", value, "validation ID")
 
 
+def tx_hash(value: str) -> str:
+    """A CB58 32-byte transaction ID (every primary chain's, the C-chain's atomic txs too)."""
+    return _id32("txHash", value, "transaction ID")
+
+
 def tx_types(values: list[str] | None) -> list[str]:
     """Distinct, sorted; an unknown name is a 400 (it could only ever match nothing)."""
     for t in values or ():

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES, bad_request
+from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.paging import Page, PageSize, PageToken, cut, page, with_token
 from avadata.api.primary import params, shapes
 from avadata.api.primary.openapi import ok
@@ -164,11 +164,21 @@ def _tx_page(conn: Connection, ask: TxAsk, q: TxFilters, pg: Page) -> TxPage:
         staked_at=staked_at,
     )
     served, token = cut(rows, pg, _position)
+    return _facts(conn, ask, served, token, pg)
+
+
+def _facts(
+    conn: Connection, ask: TxAsk, served: Sequence[Any], token: str | None, pg: Page | None
+) -> TxPage:
+    """What the JSON of these txs needs from the store (a page's `pg` applies the UTXO
+    threshold; a single tx has none)."""
+    key = ask.key
     utxos = queries.utxos_of_txs(conn, [r.tx_hash for r in served])
     periods = validator_queries.staking_facts(
         conn, [r.tx_hash for r in served if r.tx_type in STAKING_TYPES]
     )
-    served, token = _utxo_threshold(served, token, utxos, pg)
+    if pg is not None:
+        served, token = _utxo_threshold(served, token, utxos, pg)
     bodies = {r.tx_hash: orjson.loads(r.body) for r in served}
     asset_ids = [u.asset_id for u in utxos]
     asset_ids += [a for b in bodies.values() for a in shapes.evm_assets(b)]
@@ -204,6 +214,13 @@ def _tx_list(
     pg = page(st, route, filters, q.page_token, q.page_size, arity=3)
     with read_conn(st) as conn:
         found = _tx_page(conn, ask, q, pg)
+    txs = _txs_json(st, ask, found)
+    return JsonResponse(
+        with_token({"transactions": txs, "chainInfo": _chain_info(ask.key, ask.net)}, found.token)
+    )
+
+
+def _txs_json(st: State, ask: TxAsk, found: TxPage) -> list[dict[str, Any]]:
     as_string = ask.key != "P" and st.settings.utxo_output_index == "string"
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -213,13 +230,10 @@ def _tx_list(
             consumed[u.consuming_tx_hash].append(
                 utxo_json(u, ask.net, found.assets, ask.key, as_string)
             )
-    txs = [
+    return [
         _tx_json(r, ask, found, consumed.get(r.tx_hash, []), emitted.get(r.tx_hash, []))
         for r in found.served
     ]
-    return JsonResponse(
-        with_token({"transactions": txs, "chainInfo": _chain_info(ask.key, ask.net)}, found.token)
-    )
 
 
 def _tx_json(
@@ -406,3 +420,38 @@ def list_utxos(
             out["credentials"] = creds
         utxos.append(out)
     return JsonResponse(with_token({"utxos": utxos, "chainInfo": _chain_info(key, net)}, token))
+
+
+@router.get(
+    "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",
+    operation_id="getTxByHash",
+    responses={
+        **ok(
+            "PChainTransaction",
+            "XChainNonLinearTransaction",
+            "XChainLinearTransaction",
+            "CChainExportTransaction",
+            "CChainImportTransaction",
+        ),
+        **ERROR_RESPONSES,
+    },
+    response_model=None,
+)
+@on_store
+def get_tx(
+    st: State,
+    network: Network,
+    blockchain_id: BlockchainId,
+    tx_hash: Annotated[str, Path(alias="txHash", description="CB58 transaction ID")],
+) -> JsonResponse:
+    """One tx of a primary chain, in the shape its chain's listing serves it."""
+    net = params.network(network)
+    key = params.chain(net, blockchain_id)
+    wanted = params.tx_hash(tx_hash)
+    ask = TxAsk(net, key, [], [], None)
+    with read_conn(st) as conn:
+        rows = queries.tx_by_hash(conn, key, wanted)
+        if not rows:
+            raise not_found(f"txHash: no transaction {wanted} on the {CHAIN_NAMES[key]}")
+        found = _facts(conn, ask, rows, None, None)
+    return JsonResponse(_txs_json(st, ask, found)[0])

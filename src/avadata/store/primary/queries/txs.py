@@ -174,6 +174,14 @@ def _address_txs_statement(
     return stmt.order_by(*_ordered(cols, desc)).limit(bindparam("limit"))
 
 
+def tx_by_hash(conn: Connection, chain: str, tx_hash: str) -> Sequence[Any]:
+    """The tx of this hash on this chain (its primary key): one row, or none."""
+    t = primary_txs.c
+    return conn.execute(
+        select(primary_txs).where(t.blockchain_id == chain, t.tx_hash == tx_hash)
+    ).all()
+
+
 def _ordered(cols: Sequence[ColumnElement[Any]], desc: bool) -> list[ColumnElement[Any]]:
     return [c.desc() if desc else c.asc() for c in cols]
 
