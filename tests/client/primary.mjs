@@ -29,6 +29,10 @@ const calls = [
 if (stakingAddresses) {
   calls.push(["transactions.listActiveStakingTransactions", () => pn.transactions.listActiveStakingTransactions({ network, blockchainId: "p-chain", addresses: stakingAddresses, pageSize: 2 }, opts), "transactions"]);
 }
+// Optional: X-chain assets whose details and transactions (every page) the SDK fetches.
+for (const assetId of args.assetIds ?? []) {
+  calls.push([`transactions.listAssetTransactions ${assetId}`, () => pn.transactions.listAssetTransactions({ network, blockchainId: "x-chain", assetId, pageSize: 3 }, opts), "transactions"]);
+}
 const summary = {};
 for (const [name, call, key] of calls) {
   try {
@@ -71,6 +75,16 @@ for (const [chain, txHash] of args.txHashes ?? []) {
     summary.get[txHash] = { txHash: tx.txHash, txType: tx.txType, kept };
   } catch (err) {
     console.log(JSON.stringify({ ok: false, name: `transactions.get ${txHash}`, error: String(err).slice(0, 300), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 3000), stray }));
+    process.exit(1);
+  }
+}
+for (const assetId of args.assetIds ?? []) {
+  try {
+    const details = await pn.getAssetDetails({ network, blockchainId: "x-chain", assetId }, opts);
+    summary.assets = summary.assets ?? {};
+    summary.assets[assetId] = details;
+  } catch (err) {
+    console.log(JSON.stringify({ ok: false, name: `getAssetDetails ${assetId}`, error: String(err).slice(0, 300), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 3000), stray }));
     process.exit(1);
   }
 }

@@ -23,6 +23,7 @@ from tests.primary.test_index_api import _source
 from tests.primary.test_ingest import A, B, _chain
 
 BASE = "/v1/networks/fuji/blockchains"
+AVAX_FUJI = "U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK"
 
 
 @pytest.fixture(scope="module")
@@ -305,6 +306,12 @@ def test_the_openapi_document_describes_every_primary_success_body(
         ],
         "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}": [
             f"{BASE}/p-chain/transactions/{ids[0]}",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}": [
+            f"{BASE}/x-chain/assets/{AVAX_FUJI}",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions": [
+            f"{BASE}/x-chain/assets/{AVAX_FUJI}/transactions",
         ],
         "/v1/networks/{network}/validators/{nodeId}": [
             "/v1/networks/fuji/validators/NodeID-111111111111111111116DBWJs",

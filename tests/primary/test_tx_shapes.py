@@ -716,3 +716,49 @@ def test_get_tx_by_hash_on_every_chain(world: World) -> None:
     assert out["_returncode"] == 0 and out["ok"], (out, stderr)
     kept = {tx: v["kept"] for tx, v in out["summary"]["get"].items()}
     assert kept == {tx: chain[0] for chain, tx in pairs}
+
+
+def test_asset_details_equal_the_create_asset_txs(world: World) -> None:
+    """getAssetDetails: each asset the X-chain simulator created, as it defined it; AVAX by
+    its well-known ID; the SDK parses them."""
+    c, sim = world
+    records = {r.tx_id: r for r in sim.records if r.chain == "X"}
+    url = "/v1/networks/fuji/blockchains/x-chain/assets/{}"
+    made = {cb58_encode(a): v for a, v in sim.x.assets.items() if a != AVAX_ASSET_ID}
+    assert len(made) >= 3
+    for asset_id, asset in made.items():
+        got = c.get(url.format(asset_id))
+        assert got.status_code == 200, got.text
+        details = got.json()
+        conforms(details, "XChainAssetDetails")
+        assert details == {
+            "assetId": asset_id,
+            "name": asset.name,
+            "symbol": asset.symbol,
+            "denomination": asset.denomination,
+            "type": "nft" if asset.kind == "nft" else "secp256k1",
+            "cap": "fixed" if asset.kind == "fungible" else "variable",
+            "createdAtTimestamp": details["createdAtTimestamp"],
+        }
+        assert 0 <= details["createdAtTimestamp"] - records[asset_id].time <= 1
+    avax = c.get(url.format(cb58_encode(AVAX_ASSET_ID))).json()
+    assert (avax["symbol"], avax["denomination"], avax["cap"]) == ("AVAX", 9, "fixed")
+    assert c.get(url.format(cb58_encode(bytes(32)))).status_code == 404
+    for bad, named in (("zzz", "assetId"), (cb58_encode(bytes(20)), "assetId")):
+        r = c.get(url.format(bad))
+        assert r.status_code == 400 and named in r.json()["message"], r.text
+    r = c.get("/v1/networks/fuji/blockchains/p-chain/assets/" + next(iter(made)))
+    assert r.status_code == 400 and "blockchainId" in r.json()["message"]
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "X-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "x-chain",
+        "assetIds": list(made),
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    for asset_id in made:
+        assert out["summary"]["assets"][asset_id] == c.get(url.format(asset_id)).json()
+        pages = out["summary"][f"transactions.listAssetTransactions {asset_id}"]
+        assert pages["items"] >= 1

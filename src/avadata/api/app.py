@@ -30,6 +30,7 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.limits import RateLimitMiddleware
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
+from avadata.api.primary import assets as primary_assets
 from avadata.api.primary import openapi as primary_openapi
 from avadata.api.primary import routes as primary_routes
 from avadata.api.primary import validators as primary_validators
@@ -48,6 +49,7 @@ _ROUTERS = (
     contracts,
     nfts,
     primary_routes,
+    primary_assets,
     primary_validators,
 )
 

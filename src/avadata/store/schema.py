@@ -561,6 +561,23 @@ primary_address_txs = Table(
     sqlite_with_rowid=False,
 )
 
+# X-chain asset links for listAssetTransactions: each tx that creates, emits or consumes the
+# asset (keyset order as primary_address_txs).
+primary_asset_txs = Table(
+    "primary_asset_txs",
+    metadata,
+    Column("asset_id", String(64), nullable=False),
+    Column("blockchain_id", String(64), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("tx_hash", String(64), nullable=False),
+    PrimaryKeyConstraint(
+        "asset_id", "blockchain_id", "block_timestamp", "block_number", "tx_index", "tx_hash"
+    ),
+    sqlite_with_rowid=False,
+)
+
 primary_address_utxos = Table(
     "primary_address_utxos",
     metadata,

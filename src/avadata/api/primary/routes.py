@@ -164,10 +164,10 @@ def _tx_page(conn: Connection, ask: TxAsk, q: TxFilters, pg: Page) -> TxPage:
         staked_at=staked_at,
     )
     served, token = cut(rows, pg, _position)
-    return _facts(conn, ask, served, token, pg)
+    return tx_facts(conn, ask, served, token, pg)
 
 
-def _facts(
+def tx_facts(
     conn: Connection, ask: TxAsk, served: Sequence[Any], token: str | None, pg: Page | None
 ) -> TxPage:
     """What the JSON of these txs needs from the store (a page's `pg` applies the UTXO
@@ -214,13 +214,13 @@ def _tx_list(
     pg = page(st, route, filters, q.page_token, q.page_size, arity=3)
     with read_conn(st) as conn:
         found = _tx_page(conn, ask, q, pg)
-    txs = _txs_json(st, ask, found)
+    txs = txs_json(st, ask, found)
     return JsonResponse(
-        with_token({"transactions": txs, "chainInfo": _chain_info(ask.key, ask.net)}, found.token)
+        with_token({"transactions": txs, "chainInfo": chain_info(ask.key, ask.net)}, found.token)
     )
 
 
-def _txs_json(st: State, ask: TxAsk, found: TxPage) -> list[dict[str, Any]]:
+def txs_json(st: State, ask: TxAsk, found: TxPage) -> list[dict[str, Any]]:
     as_string = ask.key != "P" and st.settings.utxo_output_index == "string"
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -284,7 +284,7 @@ def _at_least(value: Decimal) -> int:
     return math.ceil(min(value, Decimal(U256_MAX)))
 
 
-def _chain_info(key: str, net: str) -> dict[str, str]:
+def chain_info(key: str, net: str) -> dict[str, str]:
     return {"chainName": CHAIN_NAMES[key], "network": "mainnet" if net == "mainnet" else "fuji"}
 
 
@@ -419,7 +419,7 @@ def list_utxos(
         if creds is not None:
             out["credentials"] = creds
         utxos.append(out)
-    return JsonResponse(with_token({"utxos": utxos, "chainInfo": _chain_info(key, net)}, token))
+    return JsonResponse(with_token({"utxos": utxos, "chainInfo": chain_info(key, net)}, token))
 
 
 @router.get(
@@ -453,5 +453,5 @@ def get_tx(
         rows = queries.tx_by_hash(conn, key, wanted)
         if not rows:
             raise not_found(f"txHash: no transaction {wanted} on the {CHAIN_NAMES[key]}")
-        found = _facts(conn, ask, rows, None, None)
-    return JsonResponse(_txs_json(st, ask, found)[0])
+        found = tx_facts(conn, ask, rows, None, None)
+    return JsonResponse(txs_json(st, ask, found)[0])

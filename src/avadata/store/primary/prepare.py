@@ -33,6 +33,7 @@ class BlockRows:
     spends: list[Row] = field(default_factory=list)
     address_txs: list[Row] = field(default_factory=list)
     address_utxos: list[Row] = field(default_factory=list)
+    asset_txs: list[Row] = field(default_factory=list)
     assets: list[Row] = field(default_factory=list)
     l1_validators: list[Row] = field(default_factory=list)
     l1_txs: list[Row] = field(default_factory=list)
@@ -85,11 +86,18 @@ def address_utxo_rows(blockchain_id: str, u: Utxo, ts: int) -> list[Row]:
 
 
 def address_tx_rows(
-    blockchain_id: str, addresses: Iterable[str], height: int, ts: int, position: int, tx_hash: str
+    blockchain_id: str,
+    addresses: Iterable[str],
+    height: int,
+    ts: int,
+    position: int,
+    tx_hash: str,
+    key: str = "address",
 ) -> list[Row]:
+    """Link rows of one tx to each of `addresses` (or to each asset, `key` "asset_id")."""
     return [
         {
-            "address": a,
+            key: a,
             "blockchain_id": blockchain_id,
             "block_timestamp": ts,
             "block_number": height,
@@ -147,6 +155,10 @@ def _tx_rows(rows: BlockRows, blockchain_id: str, block: Block, tx: Tx) -> None:
     )
     if tx.asset is not None:
         rows.assets.append({**tx.asset._asdict(), "blockchain_id": blockchain_id, "created_at": ts})
+    if blockchain_id == "X":
+        rows.asset_txs += address_tx_rows(
+            "X", _assets_of(tx), height, ts, tx.position, tx.tx_hash, key="asset_id"
+        )
     _l1_rows(rows, block, tx)
     _staker_rows(rows, block, tx)
     rows.txs.append(
@@ -161,6 +173,14 @@ def _tx_rows(rows: BlockRows, blockchain_id: str, block: Block, tx: Tx) -> None:
             "body": orjson.dumps(tx.body).decode(),
         }
     )
+
+
+def _assets_of(tx: Tx) -> set[str]:
+    """The assets a tx creates, emits (exports too) or consumes (imports too)."""
+    found = {u.asset_id for u in (*tx.utxos, *tx.exported)} | {s.asset_id for s in tx.spends}
+    if tx.asset is not None:
+        found.add(tx.asset.asset_id)
+    return found
 
 
 def _l1_rows(rows: BlockRows, block: Block, tx: Tx) -> None:

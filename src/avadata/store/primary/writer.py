@@ -38,6 +38,7 @@ from avadata.store.primary.prepare import (
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
+    primary_asset_txs,
     primary_assets,
     primary_cursors,
     primary_l1_refunds,
@@ -87,6 +88,7 @@ def write_blocks(
             (primary_utxos, "utxos"),
             (primary_address_txs, "address_txs"),
             (primary_address_utxos, "address_utxos"),
+            (primary_asset_txs, "asset_txs"),
             (primary_assets, "assets"),
             (primary_l1_validators, "l1_validators"),
             (primary_l1_validation_txs, "l1_txs"),

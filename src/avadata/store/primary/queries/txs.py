@@ -30,6 +30,7 @@ from avadata.store.primary.queries.validators import staked_condition
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
+    primary_asset_txs,
     primary_assets,
     primary_l1_refunds,
     primary_l1_validation_txs,
@@ -172,6 +173,41 @@ def _address_txs_statement(
         keys, and_(t.blockchain_id == bindparam("chain"), t.tx_hash == keys.c.tx_hash)
     )
     return stmt.order_by(*_ordered(cols, desc)).limit(bindparam("limit"))
+
+
+def list_asset_txs(
+    conn: Connection,
+    window: Window,
+    asset_id: str,
+    *,
+    tx_types: Sequence[str] = (),
+    start: int | None = None,
+    end: int | None = None,
+) -> Sequence[Any]:
+    """A page of the txs that create, emit or consume an asset (X-chain links)."""
+    chain, _, after, limit, desc = window
+    k, t = primary_asset_txs.c, primary_txs.c
+    key = [k.block_timestamp, k.block_number, k.tx_index]
+    conds = [k.asset_id == asset_id, k.blockchain_id == chain, *_after(key, after, desc)]
+    if tx_types:
+        conds.append(t.tx_type.in_(list(tx_types)))
+    if start is not None:
+        conds.append(k.block_timestamp >= start)
+    if end is not None:
+        conds.append(k.block_timestamp <= end)
+    stmt = (
+        select(primary_txs)
+        .select_from(primary_asset_txs)
+        .join(primary_txs, and_(t.blockchain_id == k.blockchain_id, t.tx_hash == k.tx_hash))
+        .where(*conds)
+    )
+    return conn.execute(stmt.order_by(*_ordered(key, desc)).limit(limit)).all()
+
+
+def asset(conn: Connection, asset_id: str) -> Any:
+    """The indexed CreateAssetTx facts of one asset, or None."""
+    a = primary_assets.c
+    return conn.execute(select(primary_assets).where(a.asset_id == asset_id)).first()
 
 
 def tx_by_hash(conn: Connection, chain: str, tx_hash: str) -> Sequence[Any]:
