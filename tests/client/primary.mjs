@@ -33,6 +33,10 @@ if (stakingAddresses) {
 for (const assetId of args.assetIds ?? []) {
   calls.push([`transactions.listAssetTransactions ${assetId}`, () => pn.transactions.listAssetTransactions({ network, blockchainId: "x-chain", assetId, pageSize: 3 }, opts), "transactions"]);
 }
+// Optional: the chain's blocks, every page, and one block by ID (`blockIds`).
+if (args.blocks) {
+  calls.push(["blocks.listLatest", () => pn.blocks.listLatest({ network, blockchainId, pageSize: 25 }, opts), "blocks"]);
+}
 const summary = {};
 for (const [name, call, key] of calls) {
   try {
@@ -85,6 +89,16 @@ for (const assetId of args.assetIds ?? []) {
     summary.assets[assetId] = details;
   } catch (err) {
     console.log(JSON.stringify({ ok: false, name: `getAssetDetails ${assetId}`, error: String(err).slice(0, 300), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 3000), stray }));
+    process.exit(1);
+  }
+}
+for (const blockId of args.blockIds ?? []) {
+  try {
+    const block = await pn.blocks.get({ network, blockchainId, blockId }, opts);
+    summary.blocks = summary.blocks ?? {};
+    summary.blocks[blockId] = { blockHash: block.blockHash, proposer: block.proposerDetails ?? null };
+  } catch (err) {
+    console.log(JSON.stringify({ ok: false, name: `blocks.get ${blockId}`, error: String(err).slice(0, 300), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 3000), stray }));
     process.exit(1);
   }
 }

@@ -313,6 +313,13 @@ def test_the_openapi_document_describes_every_primary_success_body(
         "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions": [
             f"{BASE}/x-chain/assets/{AVAX_FUJI}/transactions",
         ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/blocks": [f"{BASE}/p-chain/blocks"],
+        "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}": [
+            f"{BASE}/p-chain/blocks/0",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks": [
+            f"{BASE}/p-chain/nodes/NodeID-111111111111111111116DBWJs/blocks",
+        ],
         "/v1/networks/{network}/validators/{nodeId}": [
             "/v1/networks/fuji/validators/NodeID-111111111111111111116DBWJs",
         ],

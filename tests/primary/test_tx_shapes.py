@@ -762,3 +762,94 @@ def test_asset_details_equal_the_create_asset_txs(world: World) -> None:
         assert out["summary"]["assets"][asset_id] == c.get(url.format(asset_id)).json()
         pages = out["summary"][f"transactions.listAssetTransactions {asset_id}"]
         assert pages["items"] >= 1
+
+
+def _node_containers(chain: str) -> list[Any]:
+    """Every container of the node's `chain` block index, as its Index API serves them."""
+    from avadata.sources.index_api import IndexApiSource, index_url
+
+    async def ask() -> list[Any]:
+        client = JsonRpcClient(index_url(NODE_URL[0], chain), max_batch=1)
+        try:
+            source = IndexApiSource(client)
+            last = await source.last_accepted_index()
+            return [] if last is None else await source.range(0, last + 1)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(ask())
+
+
+def _every_block(c: TestClient, chain: str, url: str = "", **q: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    token = None
+    url = url or f"/v1/networks/fuji/blockchains/{chain}/blocks"
+    while True:
+        r = c.get(url, params=dict(q, pageSize=100, **({"pageToken": token} if token else {})))
+        assert r.status_code == 200, r.text
+        body = r.json()
+        conforms(body, "ListPrimaryNetworkBlocksResponse")
+        out += body["blocks"]
+        token = body.get("nextPageToken")
+        if token is None:
+            return out
+
+
+@pytest.mark.parametrize("chain", ["P", "X"])
+def test_blocks_are_the_nodes_containers(world: World, chain: str) -> None:
+    """listLatestPrimaryNetworkBlocks and getBlockById against the node's Index API (container
+    IDs, bytes, each wrapper's parent the previous container) and the simulator's records
+    (the txs of each height); the SDK parses the pages."""
+    c, sim = world
+    name = {"P": "p-chain", "X": "x-chain"}[chain]
+    containers = _node_containers(chain)
+    blocks = _every_block(c, name)
+    assert len(containers) > 10
+    assert [b["blockHash"] for b in blocks] == [k.id for k in reversed(containers)]
+    assert [b["blockSizeBytes"] for b in blocks] == [len(k.raw) for k in reversed(containers)]
+    newest_first = list(reversed(blocks))
+    for before, b in zip(newest_first, newest_first[1:], strict=False):
+        if "proposerDetails" in b:
+            assert (
+                b["parentHash"] == before["blockHash"] == b["proposerDetails"]["proposerParentId"]
+            )
+            assert "proposerNodeId" not in b["proposerDetails"]  # the devnet signs no block
+    by_height: dict[int, set[str]] = {}
+    for r in sim.records:
+        if r.chain == chain and r.index != X_VTX:
+            by_height.setdefault(r.height, set()).add(r.tx_id)
+    for b in blocks:
+        assert set(b["transactions"]) == by_height.get(int(b["blockNumber"]), set())
+        assert b["txCount"] == len(b["transactions"])
+    url = f"/v1/networks/fuji/blockchains/{name}/blocks/"
+    middle = blocks[len(blocks) // 2]
+    for key in (middle["blockHash"], middle["blockNumber"]):
+        got = c.get(url + key)
+        assert got.status_code == 200, got.text
+        conforms(got.json(), "GetPrimaryNetworkBlockResponse")
+        assert got.json() == middle
+    assert c.get(url + cb58_encode(bytes(32))).status_code == 404
+    assert c.get(url + "99999999").status_code == 404
+    bad = c.get(url + "not-a-block")
+    assert bad.status_code == 400 and "blockId" in bad.json()["message"]
+    t0, t1 = blocks[-5]["blockTimestamp"], blocks[4]["blockTimestamp"]
+    window = _every_block(c, name, startTimestamp=t0, endTimestamp=t1)
+    assert window == [b for b in blocks if t0 <= b["blockTimestamp"] <= t1]
+    node = node_id_str(sim.keys.nodes[0].node_id)
+    by_node = _every_block(c, name, f"/v1/networks/fuji/blockchains/{name}/nodes/{node}/blocks")
+    assert by_node == []  # no block of the devnet is signed by a node
+    r = c.get(f"/v1/networks/fuji/blockchains/{name}/nodes/NodeID-xyz/blocks")
+    assert r.status_code == 400 and "nodeId" in r.json()["message"]
+    assert c.get("/v1/networks/fuji/blockchains/c-chain/blocks").status_code == 400
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": f"{chain}-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": name,
+        "blocks": True,
+        "blockIds": [middle["blockHash"]],
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert out["summary"]["blocks.listLatest"]["items"] == len(blocks)
+    assert out["summary"]["blocks"][middle["blockHash"]]["blockHash"] == middle["blockHash"]

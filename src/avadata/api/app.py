@@ -31,6 +31,7 @@ from avadata.api.limits import RateLimitMiddleware
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
 from avadata.api.primary import assets as primary_assets
+from avadata.api.primary import blocks as primary_blocks
 from avadata.api.primary import openapi as primary_openapi
 from avadata.api.primary import routes as primary_routes
 from avadata.api.primary import validators as primary_validators
@@ -50,6 +51,7 @@ _ROUTERS = (
     nfts,
     primary_routes,
     primary_assets,
+    primary_blocks,
     primary_validators,
 )
 

@@ -138,6 +138,11 @@ def tx_hash(value: str) -> str:
     return _id32("txHash", value, "transaction ID")
 
 
+def block_id(value: str) -> str:
+    """A CB58 32-byte block (container) ID."""
+    return _id32("blockId", value, "block ID or height")
+
+
 def tx_types(values: list[str] | None) -> list[str]:
     """Distinct, sorted; an unknown name is a 400 (it could only ever match nothing)."""
     for t in values or ():

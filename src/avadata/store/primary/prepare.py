@@ -15,6 +15,7 @@ import orjson
 
 from avadata.records.primary import (
     Block,
+    Header,
     Owner,
     StakerOpened,
     StakerRemoved,
@@ -34,6 +35,7 @@ class BlockRows:
     address_txs: list[Row] = field(default_factory=list)
     address_utxos: list[Row] = field(default_factory=list)
     asset_txs: list[Row] = field(default_factory=list)
+    blocks: list[Row] = field(default_factory=list)
     assets: list[Row] = field(default_factory=list)
     l1_validators: list[Row] = field(default_factory=list)
     l1_txs: list[Row] = field(default_factory=list)
@@ -108,10 +110,32 @@ def address_tx_rows(
     ]
 
 
+def block_row(blockchain_id: str, block: Block, header: Header) -> Row:
+    """A P- or X-chain block's row (a vertex's under "X/vtx")."""
+    p = header.proposer
+    return {
+        "blockchain_id": blockchain_id + "/vtx" if header.vertex else blockchain_id,
+        "block_id": block.block_id,
+        "height": block.height,
+        "idx": header.position,
+        "block_timestamp": block.timestamp,
+        "parent_ids": orjson.dumps(list(header.parent_ids)).decode(),
+        "block_type": header.block_type,
+        "size": header.size,
+        "tx_hashes": orjson.dumps([tx.tx_hash for tx in block.txs]).decode(),
+        "proposer_parent_id": p.parent_id if p else None,
+        "proposer_p_height": p.p_chain_height if p else None,
+        "proposer_timestamp": p.timestamp if p else None,
+        "proposer_node_id": p.node_id if p else None,
+    }
+
+
 def block_rows(blockchain_id: str, block: Block) -> BlockRows:
     rows = BlockRows()
     for tx in block.txs:
         _tx_rows(rows, blockchain_id, block, tx)
+    if block.header is not None and blockchain_id in ("P", "X"):
+        rows.blocks.append(block_row(blockchain_id, block, block.header))
     by_position = {tx.position: tx for tx in block.txs}
     for told in block.node_utxos:
         u = told.utxo
