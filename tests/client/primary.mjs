@@ -37,6 +37,11 @@ for (const assetId of args.assetIds ?? []) {
 if (args.blocks) {
   calls.push(["blocks.listLatest", () => pn.blocks.listLatest({ network, blockchainId, pageSize: 25 }, opts), "blocks"]);
 }
+// Optional: the X-chain's vertices, every page, and every vertex at one height.
+if (args.vertexHeight !== undefined) {
+  calls.push(["vertices.listLatest", () => pn.vertices.listLatest({ network, blockchainId: "x-chain", pageSize: 4 }, opts), "vertices"]);
+  calls.push(["vertices.listByHeight", () => pn.vertices.listByHeight({ network, blockchainId: "x-chain", vertexHeight: args.vertexHeight, pageSize: 1 }, opts), "vertices"]);
+}
 const summary = {};
 for (const [name, call, key] of calls) {
   try {

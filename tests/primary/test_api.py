@@ -320,6 +320,12 @@ def test_the_openapi_document_describes_every_primary_success_body(
         "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks": [
             f"{BASE}/p-chain/nodes/NodeID-111111111111111111116DBWJs/blocks",
         ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices": [f"{BASE}/x-chain/vertices"],
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight": [
+            f"{BASE}/x-chain/vertices:listByHeight?vertexHeight=0",
+        ],
+        # This store holds no vertex (test_tx_shapes validates one against XChainVertex).
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}": [],
         "/v1/networks/{network}/validators/{nodeId}": [
             "/v1/networks/fuji/validators/NodeID-111111111111111111116DBWJs",
         ],

@@ -764,12 +764,13 @@ def test_asset_details_equal_the_create_asset_txs(world: World) -> None:
         assert pages["items"] >= 1
 
 
-def _node_containers(chain: str) -> list[Any]:
-    """Every container of the node's `chain` block index, as its Index API serves them."""
+def _node_containers(chain: str, kind: str = "block") -> list[Any]:
+    """Every container of the node's `chain` index (`kind` block or vtx), as its Index API
+    serves them."""
     from avadata.sources.index_api import IndexApiSource, index_url
 
     async def ask() -> list[Any]:
-        client = JsonRpcClient(index_url(NODE_URL[0], chain), max_batch=1)
+        client = JsonRpcClient(index_url(NODE_URL[0], chain, kind), max_batch=1)
         try:
             source = IndexApiSource(client)
             last = await source.last_accepted_index()
@@ -853,3 +854,63 @@ def test_blocks_are_the_nodes_containers(world: World, chain: str) -> None:
     assert out["_returncode"] == 0 and out["ok"], (out, stderr)
     assert out["summary"]["blocks.listLatest"]["items"] == len(blocks)
     assert out["summary"]["blocks"][middle["blockHash"]]["blockHash"] == middle["blockHash"]
+
+
+def test_vertices_are_the_nodes_dag(world: World) -> None:
+    """listLatestXChainVertices, getVertexByHash and getVertexByHeight against the node's
+    X/vtx Index API (IDs, bytes, order), the DAG's own rule (a vertex stands one above its
+    highest parent, every parent an earlier vertex) and the simulator's vertex txs."""
+    c, sim = world
+    base = "/v1/networks/fuji/blockchains/x-chain/vertices"
+    containers = _node_containers("X", "vtx")
+    got: list[dict[str, Any]] = []
+    token = None
+    while True:
+        q = {"pageSize": 7, **({"pageToken": token} if token else {})}
+        body = c.get(base, params=q).json()
+        conforms(body, "ListXChainVerticesResponse")
+        got += body["vertices"]
+        token = body.get("nextPageToken")
+        if token is None:
+            break
+    assert len(containers) > 3
+    assert [v["vertexHash"] for v in got] == [k.id for k in reversed(containers)]
+    assert [v["vertexSizeBytes"] for v in got] == [len(k.raw) for k in reversed(containers)]
+    assert [v["vertexIndex"] for v in got] == [k.index for k in reversed(containers)]
+    height = {v["vertexHash"]: v["vertexHeight"] for v in got}
+    for v in reversed(got):
+        parents = v["parentHashes"]
+        assert all(height[p] < v["vertexHeight"] for p in parents)
+        assert v["vertexHeight"] == (max(height[p] for p in parents) + 1 if parents else 0)
+    in_vertices: dict[int, set[str]] = {}
+    for r in sim.records:
+        if r.chain == "X" and r.index == X_VTX:
+            in_vertices.setdefault(r.height, set()).add(r.tx_id)
+    by_height: dict[int, set[str]] = {}
+    for v in got:
+        by_height.setdefault(v["vertexHeight"], set()).update(v["transactions"])
+        assert v["txCount"] == len(v["transactions"])
+    assert {h: t for h, t in by_height.items() if t} == in_vertices
+    middle = got[len(got) // 2]
+    one = c.get(f"{base}/{middle['vertexHash']}")
+    assert one.status_code == 200 and one.json() == middle
+    conforms(one.json(), "XChainVertex")
+    at = c.get(f"{base}:listByHeight", params={"vertexHeight": middle["vertexHeight"]}).json()
+    conforms(at, "ListXChainVerticesResponse")
+    assert at["vertices"] == [v for v in got if v["vertexHeight"] == middle["vertexHeight"]]
+    assert c.get(f"{base}/{cb58_encode(bytes(32))}").status_code == 404
+    bad = c.get(f"{base}/nope")
+    assert bad.status_code == 400 and "vertexHash" in bad.json()["message"]
+    assert c.get(f"{base}:listByHeight").status_code == 400  # vertexHeight is required
+    assert c.get("/v1/networks/fuji/blockchains/p-chain/vertices").status_code == 400
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "X-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "x-chain",
+        "vertexHeight": middle["vertexHeight"],
+    }
+    with serving(c.app) as base_url:
+        out, stderr = run_node(SDK_SCRIPT, base_url, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert out["summary"]["vertices.listLatest"]["items"] == len(got)
+    assert out["summary"]["vertices.listByHeight"]["items"] == len(at["vertices"])

@@ -35,6 +35,7 @@ from avadata.api.primary import blocks as primary_blocks
 from avadata.api.primary import openapi as primary_openapi
 from avadata.api.primary import routes as primary_routes
 from avadata.api.primary import validators as primary_validators
+from avadata.api.primary import vertices as primary_vertices
 from avadata.settings import Settings
 from avadata.store.dialect import queries_in_process
 from avadata.store.engine import make_reader_engine
@@ -52,6 +53,7 @@ _ROUTERS = (
     primary_routes,
     primary_assets,
     primary_blocks,
+    primary_vertices,
     primary_validators,
 )
 

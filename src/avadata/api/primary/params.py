@@ -143,6 +143,11 @@ def block_id(value: str) -> str:
     return _id32("blockId", value, "block ID or height")
 
 
+def vertex_hash(value: str) -> str:
+    """A CB58 32-byte vertex ID."""
+    return _id32("vertexHash", value, "vertex ID")
+
+
 def tx_types(values: list[str] | None) -> list[str]:
     """Distinct, sorted; an unknown name is a 400 (it could only ever match nothing)."""
     for t in values or ():
