@@ -808,13 +808,19 @@ def test_blocks_are_the_nodes_containers(world: World, chain: str) -> None:
     assert len(containers) > 10
     assert [b["blockHash"] for b in blocks] == [k.id for k in reversed(containers)]
     assert [b["blockSizeBytes"] for b in blocks] == [len(k.raw) for k in reversed(containers)]
-    newest_first = list(reversed(blocks))
-    for before, b in zip(newest_first, newest_first[1:], strict=False):
+    oldest_first = list(reversed(blocks))
+    proposed: dict[str, list[dict[str, Any]]] = {}
+    for k, b in enumerate(oldest_first):
         if "proposerDetails" in b:
-            assert (
-                b["parentHash"] == before["blockHash"] == b["proposerDetails"]["proposerParentId"]
-            )
-            assert "proposerNodeId" not in b["proposerDetails"]  # the devnet signs no block
+            details = b["proposerDetails"]
+            assert b["parentHash"] == details["proposerParentId"]
+            if k:
+                assert b["parentHash"] == oldest_first[k - 1]["blockHash"]
+            proposed.setdefault(details["proposerNodeId"], []).append(b)
+    # The devnet's nodes take turns proposing (signing with their certificates, which their
+    # NodeIDs hash, as avalanchego's NodeIDFromCert).
+    assert set(proposed) <= {node_id_str(n.node_id) for n in sim.keys.nodes}
+    assert len(proposed) > 3
     by_height: dict[int, set[str]] = {}
     for r in sim.records:
         if r.chain == chain and r.index != X_VTX:
@@ -836,9 +842,11 @@ def test_blocks_are_the_nodes_containers(world: World, chain: str) -> None:
     t0, t1 = blocks[-5]["blockTimestamp"], blocks[4]["blockTimestamp"]
     window = _every_block(c, name, startTimestamp=t0, endTimestamp=t1)
     assert window == [b for b in blocks if t0 <= b["blockTimestamp"] <= t1]
-    node = node_id_str(sim.keys.nodes[0].node_id)
-    by_node = _every_block(c, name, f"/v1/networks/fuji/blockchains/{name}/nodes/{node}/blocks")
-    assert by_node == []  # no block of the devnet is signed by a node
+    for node, theirs in proposed.items():
+        url_node = f"/v1/networks/fuji/blockchains/{name}/nodes/{node}/blocks"
+        assert _every_block(c, name, url_node) == list(reversed(theirs))
+    idle = node_id_str(bytes(20))
+    assert _every_block(c, name, f"/v1/networks/fuji/blockchains/{name}/nodes/{idle}/blocks") == []
     r = c.get(f"/v1/networks/fuji/blockchains/{name}/nodes/NodeID-xyz/blocks")
     assert r.status_code == 400 and "nodeId" in r.json()["message"]
     assert c.get("/v1/networks/fuji/blockchains/c-chain/blocks").status_code == 400
