@@ -42,6 +42,11 @@ if (args.vertexHeight !== undefined) {
   calls.push(["vertices.listLatest", () => pn.vertices.listLatest({ network, blockchainId: "x-chain", pageSize: 4 }, opts), "vertices"]);
   calls.push(["vertices.listByHeight", () => pn.vertices.listByHeight({ network, blockchainId: "x-chain", vertexHeight: args.vertexHeight, pageSize: 1 }, opts), "vertices"]);
 }
+// Optional: the subnets and blockchains, every page.
+if (args.subnets) {
+  calls.push(["listSubnets", () => pn.listSubnets({ network, pageSize: 2 }, opts), "subnets"]);
+  calls.push(["listBlockchains", () => pn.listBlockchains({ network, pageSize: 2 }, opts), "blockchains"]);
+}
 const summary = {};
 for (const [name, call, key] of calls) {
   try {

@@ -326,6 +326,11 @@ def test_the_openapi_document_describes_every_primary_success_body(
         ],
         # This store holds no vertex (test_tx_shapes validates one against XChainVertex).
         "/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}": [],
+        "/v1/networks/{network}/subnets": [f"{BASE.rpartition('/')[0]}/subnets"],
+        "/v1/networks/{network}/blockchains": [BASE],
+        # No subnet or chain in this store (test_tx_shapes validates them).
+        "/v1/networks/{network}/subnets/{subnetId}": [],
+        "/v1/networks/{network}/blockchains/{blockchainId}": [],
         "/v1/networks/{network}/validators/{nodeId}": [
             "/v1/networks/fuji/validators/NodeID-111111111111111111116DBWJs",
         ],

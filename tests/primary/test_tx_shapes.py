@@ -922,3 +922,89 @@ def test_vertices_are_the_nodes_dag(world: World) -> None:
     assert out["_returncode"] == 0 and out["ok"], (out, stderr)
     assert out["summary"]["vertices.listLatest"]["items"] == len(got)
     assert out["summary"]["vertices.listByHeight"]["items"] == len(at["vertices"])
+
+
+def _all_of(c: TestClient, url: str, key: str, schema: str, **q: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    token = None
+    while True:
+        r = c.get(url, params=dict(q, pageSize=2, **({"pageToken": token} if token else {})))
+        assert r.status_code == 200, r.text
+        conforms(r.json(), schema)
+        out += r.json()[key]
+        token = r.json().get("nextPageToken")
+        if token is None:
+            return out
+
+
+OWNER_FORM = "P-{}"  # the codec prints P-chain owners with their chain prefix
+
+
+def test_subnets_and_blockchains_equal_the_p_chain_state(world: World) -> None:
+    """listSubnets / getSubnetById / listBlockchains / getBlockchainById against the P-chain
+    simulator's subnets: owner after any TransferSubnetOwnershipTx, L1 conversion (tx,
+    manager chain and address), chains."""
+    c, sim = world
+    state = sim.p.state
+    records = {r.tx_id: r for r in sim.records if r.chain == "P"}
+    subnets = _all_of(c, "/v1/networks/fuji/subnets", "subnets", "ListSubnetsResponse")
+    assert {s["subnetId"] for s in subnets} == {cb58_encode(k) for k in state.subnets}
+    assert any(records[t].type == "TransferSubnetOwnershipTx" for t in records)
+    stamps = [s["createBlockTimestamp"] for s in subnets]
+    assert stamps == sorted(stamps)
+    converted = 0
+    for s in subnets:
+        truth = state.subnets[bytes_of(s["subnetId"])]
+        owner = s["subnetOwnershipInfo"]
+        assert owner["addresses"] == [OWNER_FORM.format(bech32_address(truth.owner, "fuji"))]
+        assert owner["threshold"] == 1 and s["ownerAddresses"] == owner["addresses"]
+        assert s["createBlockTimestamp"] == records[s["subnetId"]].time
+        assert s["isL1"] == truth.converted
+        if truth.converted:
+            converted += 1
+            assert truth.conversion_tx is not None and truth.manager_chain is not None
+            assert s["l1ConversionTransactionHash"] == cb58_encode(truth.conversion_tx)
+            manager = s["l1ValidatorManagerDetails"]
+            assert manager["blockchainId"] == cb58_encode(truth.manager_chain)
+            assert manager["contractAddress"] == "0x" + truth.manager_address.hex()
+        assert [b["blockchainId"] for b in s["blockchains"]] == [
+            cb58_encode(x) for x in truth.chains
+        ]
+        one = c.get(f"/v1/networks/fuji/subnets/{s['subnetId']}")
+        assert one.status_code == 200 and one.json() == s
+    assert converted
+    chains = _all_of(c, "/v1/networks/fuji/blockchains", "blockchains", "ListBlockchainsResponse")
+    every = {cb58_encode(x) for s in state.subnets.values() for x in s.chains}
+    assert {b["blockchainId"] for b in chains} == every
+    for b in chains:
+        config = sim.evm_config(b["blockchainName"])
+        if config is not None:
+            assert b["evmChainId"] == config.chain_id
+        one = c.get(f"/v1/networks/fuji/blockchains/{b['blockchainId']}")
+        assert one.status_code == 200 and one.json() == b
+        conforms(one.json(), "Blockchain")
+    assert c.get(f"/v1/networks/fuji/subnets/{cb58_encode(bytes(32))}").status_code == 404
+    bad = c.get("/v1/networks/fuji/subnets/nope")
+    assert bad.status_code == 400 and "subnetId" in bad.json()["message"]
+    assert c.get(f"/v1/networks/fuji/blockchains/{cb58_encode(bytes([1]) * 32)}").status_code == 404
+    desc = _all_of(
+        c, "/v1/networks/fuji/subnets", "subnets", "ListSubnetsResponse", sortOrder="desc"
+    )
+    assert desc == list(reversed(subnets))
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "P-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "p-chain",
+        "subnets": True,
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert out["summary"]["listSubnets"]["items"] == len(subnets)
+    assert out["summary"]["listBlockchains"]["items"] == len(chains)
+
+
+def bytes_of(cb58: str) -> bytes:
+    from avadata.decode.codec.ids import cb58_decode
+
+    return cb58_decode(cb58)

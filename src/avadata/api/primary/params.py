@@ -148,6 +148,16 @@ def vertex_hash(value: str) -> str:
     return _id32("vertexHash", value, "vertex ID")
 
 
+def subnet_id(value: str) -> str:
+    """A CB58 32-byte subnet ID."""
+    return _id32("subnetId", value, "subnet ID")
+
+
+def created_chain_id(value: str) -> str:
+    """A CB58 32-byte blockchain ID (of a chain a CreateChainTx made)."""
+    return _id32("blockchainId", value, "blockchain ID")
+
+
 def tx_types(values: list[str] | None) -> list[str]:
     """Distinct, sorted; an unknown name is a 400 (it could only ever match nothing)."""
     for t in values or ():
