@@ -112,5 +112,13 @@ for (const blockId of args.blockIds ?? []) {
     process.exit(1);
   }
 }
+if (args.networkDetails) {
+  try {
+    summary.networkDetails = await pn.getNetworkDetails({ network }, opts);
+  } catch (err) {
+    console.log(JSON.stringify({ ok: false, name: "getNetworkDetails", error: String(err).slice(0, 300), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 3000), stray }));
+    process.exit(1);
+  }
+}
 console.log(JSON.stringify({ ok: stray.length === 0, summary, stray }));
 process.exit(stray.length === 0 ? 0 : 1);

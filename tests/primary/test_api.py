@@ -331,6 +331,7 @@ def test_the_openapi_document_describes_every_primary_success_body(
         # No subnet or chain in this store (test_tx_shapes validates them).
         "/v1/networks/{network}/subnets/{subnetId}": [],
         "/v1/networks/{network}/blockchains/{blockchainId}": [],
+        "/v1/networks/{network}": ["/v1/networks/fuji"],
         "/v1/networks/{network}/validators/{nodeId}": [
             "/v1/networks/fuji/validators/NodeID-111111111111111111116DBWJs",
         ],

@@ -352,3 +352,46 @@ def test_staked_utxos_carry_their_stake_period(world: tuple[TestClient, PrimaryS
             else:  # an ended stake: its period is the validators route's
                 assert u["utxoEndTimestamp"] > u["utxoStartTimestamp"]
     assert checked > 2
+
+
+def test_network_details_sum_the_simulators_active_stakers(
+    world: tuple[TestClient, PrimarySim],
+) -> None:
+    """getNetworkDetails: counts, stake and potential rewards of the simulator's primary
+    validators and delegators active at the P-chain's current time; the staking ratio over
+    the supply the node reports."""
+    from decimal import Decimal
+
+    c, sim = world
+    state = sim.p.state
+    active = [
+        s
+        for s in state.stakers.values()
+        if s.kind in ("validator", "delegator")
+        and s.subnet_id == bytes(32)
+        and s.start <= state.time
+    ]
+    body = c.get("/v1/networks/fuji").json()
+    conforms(body, "GetNetworkDetailsResponse")
+    v, d = body["validatorDetails"], body["delegatorDetails"]
+    validators = [s for s in active if s.kind == "validator"]
+    delegators = [s for s in active if s.kind == "delegator"]
+    assert validators and delegators
+    assert v["validatorCount"] == len(validators)
+    assert int(v["totalAmountStaked"]) == sum(s.weight for s in validators)
+    assert d["delegatorCount"] == len(delegators)
+    assert int(d["totalAmountStaked"]) == sum(s.weight for s in delegators)
+    assert int(v["estimatedAnnualStakingReward"]) == sum(s.potential_reward for s in active)
+    staked = sum(s.weight for s in active)
+    assert Decimal(v["stakingRatio"]) == Decimal(staked) / Decimal(state.supply)
+    assert c.get("/v1/networks/moon").status_code == 400
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "P-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "p-chain",
+        "networkDetails": True,
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(PRIMARY_SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert out["summary"]["networkDetails"]["validatorDetails"]["validatorCount"] == len(validators)

@@ -32,6 +32,7 @@ from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
 from avadata.api.primary import assets as primary_assets
 from avadata.api.primary import blocks as primary_blocks
+from avadata.api.primary import details as primary_details
 from avadata.api.primary import network as primary_network
 from avadata.api.primary import openapi as primary_openapi
 from avadata.api.primary import routes as primary_routes
@@ -56,6 +57,7 @@ _ROUTERS = (
     primary_blocks,
     primary_vertices,
     primary_network,
+    primary_details,
     primary_validators,
 )
 

@@ -13,7 +13,13 @@ from typing import Any
 from sqlalchemy import Connection, Row, and_, func, not_, or_, select, tuple_
 from sqlalchemy.sql import ColumnElement
 
-from avadata.store.schema import primary_staker_live, primary_txs, primary_validations
+from avadata.records.primary import PRIMARY_SUBNET as PRIMARY
+from avadata.store.schema import (
+    primary_staker_live,
+    primary_supply,
+    primary_txs,
+    primary_validations,
+)
 
 Position = tuple[int | str, ...]
 STATUSES = ("active", "pending", "completed", "removed")
@@ -132,6 +138,25 @@ def stake_periods(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, tuple
         return {}
     stmt = select(v.tx_hash, v.start_ts, v.end_ts).where(v.tx_hash.in_(hashes))
     return {str(r.tx_hash): (int(r.start_ts), int(r.end_ts)) for r in conn.execute(stmt)}
+
+
+def active_primary_stakes(conn: Connection, now: int) -> Sequence[Any]:
+    """The primary network's active validators and delegators at `now`: kind, amount, and
+    potential reward (the node's figure, else the formula's)."""
+    live = primary_staker_live.c
+    stmt = (
+        select(v.kind, v.amount_staked, live.potential_reward, v.formula_reward)
+        .outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
+        .where(v.kind.in_(("validator", "delegator")), status_condition("active", now))
+    )
+    return conn.execute(stmt).all()
+
+
+def current_supply(conn: Connection) -> int | None:
+    """The P-chain supply the node last reported (platform.getCurrentSupply), if any."""
+    s = primary_supply.c
+    value = conn.execute(select(s.supply).where(s.subnet_id == PRIMARY)).scalar()
+    return None if value is None else int(value)
 
 
 def staking_facts(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, Any]:
