@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from sqlalchemy import event
 
@@ -23,6 +24,7 @@ from tests.primary.test_index_api import _source
 from tests.primary.test_ingest import A, B, _chain
 
 BASE = "/v1/networks/fuji/blockchains"
+AVAX_FUJI = "U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK"
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +102,14 @@ def test_utxos(built: tuple[TestClient, list[str]]) -> None:
             "p-chain/utxos",
             {"addresses": bech32_address(A, "fuji"), "minUtxoAmount": "-1"},
             "minUtxoAmount",
+        ),
+        *(
+            (
+                "p-chain/utxos",
+                {"addresses": bech32_address(A, "fuji"), "minUtxoAmount": v},
+                "minUtxoAmount",
+            )
+            for v in ("-0.5", "ten", "nan", "inf", "")
         ),
     ],
 )
@@ -229,6 +239,21 @@ def test_utxos_by_amount(built: tuple[TestClient, list[str]]) -> None:
         999_998,
         1_000_000,
     ]
+    # minUtxoAmount is any number >= 0 (the spec's `number`): a fraction needs the next whole
+    # amount, an exponent is read as written, beyond uint256 nothing reaches it.
+    for spelled in ("999989.5", "9.9999e5", "999990.0"):
+        got = _all(
+            c,
+            f"{BASE}/p-chain/utxos",
+            "utxos",
+            addresses=a,
+            includeSpent="true",
+            minUtxoAmount=spelled,
+        )
+        assert got == few, spelled
+    for beyond in ("1e80", str(2**64), str(2**300)):
+        r = c.get(f"{BASE}/p-chain/utxos", params={"addresses": a, "minUtxoAmount": beyond})
+        assert r.status_code == 200 and r.json()["utxos"] == [], (beyond, r.text)
 
 
 @pytest.mark.parametrize(
@@ -279,3 +304,66 @@ def test_one_address_pages_use_index_ranges(
                 assert several or "TEMP B-TREE" not in step, (sql, plan)
                 assert not (step.startswith("SCAN ") and "primary_" in step), (sql, plan)
     engine.dispose()
+
+
+def test_the_openapi_document_describes_every_primary_success_body(
+    built: tuple[TestClient, list[str]],
+) -> None:
+    """Each primary route's 200 in /openapi.json is the reference's schema, and what the
+    route answers validates against the document's own schema (a JSON Schema validator)."""
+    c, ids = built
+    doc = c.get("/openapi.json").json()
+    a = "P-" + bech32_address(A, "fuji")
+    asked = {
+        "/v1/networks/{network}/blockchains/{blockchainId}/transactions": [
+            f"{BASE}/p-chain/transactions?addresses={a}",
+            f"{BASE}/p-chain/transactions",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking": [
+            f"{BASE}/p-chain/transactions:listStaking?addresses={a}",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/utxos": [
+            f"{BASE}/p-chain/utxos?addresses={a}&includeSpent=true",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}": [
+            f"{BASE}/p-chain/transactions/{ids[0]}",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}": [
+            f"{BASE}/x-chain/assets/{AVAX_FUJI}",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions": [
+            f"{BASE}/x-chain/assets/{AVAX_FUJI}/transactions",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/blocks": [f"{BASE}/p-chain/blocks"],
+        "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}": [
+            f"{BASE}/p-chain/blocks/0",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks": [
+            f"{BASE}/p-chain/nodes/NodeID-111111111111111111116DBWJs/blocks",
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices": [f"{BASE}/x-chain/vertices"],
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight": [
+            f"{BASE}/x-chain/vertices:listByHeight?vertexHeight=0",
+        ],
+        # This store holds no vertex (test_tx_shapes validates one against XChainVertex).
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}": [],
+        "/v1/networks/{network}/subnets": [f"{BASE.rpartition('/')[0]}/subnets"],
+        "/v1/networks/{network}/blockchains": [BASE],
+        # No subnet or chain in this store (test_tx_shapes validates them).
+        "/v1/networks/{network}/subnets/{subnetId}": [],
+        "/v1/networks/{network}/blockchains/{blockchainId}": [],
+        "/v1/networks/{network}": ["/v1/networks/fuji"],
+        "/v1/networks/{network}/validators/{nodeId}": [
+            "/v1/networks/fuji/validators/NodeID-111111111111111111116DBWJs",
+        ],
+    }
+    primary = {p: ops for p, ops in doc["paths"].items() if p.startswith("/v1/networks/")}
+    assert set(primary) == set(asked)
+    for path, ops in primary.items():
+        schema = ops["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        check = jsonschema_rs.Draft202012Validator({**schema, "components": doc["components"]})
+        for url in asked[path]:
+            r = c.get(url)
+            assert r.status_code == 200, (url, r.text)
+            errors = [f"{list(e.instance_path)}: {e.message}" for e in check.iter_errors(r.json())]
+            assert not errors, (url, errors[:5])

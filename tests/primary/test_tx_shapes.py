@@ -37,6 +37,7 @@ from avadata.settings import Settings
 from avadata.sources.jsonrpc import JsonRpcClient
 from tests.api.http import TestClient
 from tests.primary.test_api import _all
+from tests.support.glacier_schema import conforms
 from tests.support.primary_world import indexed, served_node
 from tests.support.server import TOOLS, run_node, serving
 
@@ -92,6 +93,11 @@ class FakeAnvil:
 
 
 World = tuple[TestClient, PrimarySim]
+PAGE_SCHEMAS = {
+    "p-chain": "ListPChainTransactionsResponse",
+    "x-chain": "ListXChainTransactionsResponse",
+    "c-chain": "ListCChainAtomicTransactionsResponse",
+}
 NODE_URL: list[str] = []  # the served node of the module's world
 
 
@@ -122,6 +128,8 @@ def every_tx(c: TestClient, chain: str, **q: Any) -> list[dict[str, Any]]:
         r = c.get(TXS.format(chain), params=params)
         assert r.status_code == 200, r.text
         body = r.json()
+        # Each chain's page is valid as the reference's own shape for that chain.
+        conforms(body, PAGE_SCHEMAS[chain])
         out += body["transactions"]
         token = body.get("nextPageToken")
         if token is None:
@@ -649,3 +657,354 @@ def test_several_addresses_page_as_the_union_of_each_ones(
         assert [u["utxoId"] for u in utxos] == [u["utxoId"] for u in expected]
         assert len(utxos) > 3 * size  # several pages
     assert len(txs) > 3 * size
+
+
+def _one_tx_schema(chain: str, t: dict[str, Any]) -> str:
+    if chain == "x-chain":
+        linear = t["chainFormat"] == "linear"
+        return "XChainLinearTransaction" if linear else "XChainNonLinearTransaction"
+    if chain == "c-chain":
+        return "CChainImportTransaction" if t["txType"] == "ImportTx" else "CChainExportTransaction"
+    return "PChainTransaction"
+
+
+def _unordered(t: dict[str, Any]) -> dict[str, Any]:
+    """The tx with its UTXO lists in one order (neither response promises one)."""
+    out = dict(t)
+    for key in ("consumedUtxos", "emittedUtxos"):
+        out[key] = sorted(t[key], key=lambda u: str(u["utxoId"]))
+    return out
+
+
+def test_get_tx_by_hash_on_every_chain(world: World) -> None:
+    """getTxByHash: every tx the simulators made, on its chain, with their type and time (the
+    vertex txs within the second of the vertex's acceptance), in its chain's reference shape;
+    the same item as the chain's listing; the SDK parses one of each chain."""
+    c, sim = world
+    names = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
+    url = "/v1/networks/fuji/blockchains/{}/transactions/{}"
+    listed = {n: {t["txHash"]: t for t in every_tx(c, n)} for n in names.values()}
+    picked: dict[str, list[str]] = {}
+    for r in sim.records:
+        chain = names[r.chain]
+        got = c.get(url.format(chain, r.tx_id))
+        assert got.status_code == 200, got.text
+        t = got.json()
+        conforms(t, _one_tx_schema(chain, t))
+        assert t["txHash"] == r.tx_id and t["txType"] == r.type
+        assert 0 <= t["blockTimestamp"] - r.time <= (1 if r.index == X_VTX else 0)
+        assert _unordered(t) == _unordered(listed[chain][r.tx_id])
+        picked.setdefault(chain, []).append(r.tx_id)
+    assert sum(len(v) for v in listed.values()) == len(sim.records)
+    # Bad input: malformed IDs are 400s naming txHash; a well-formed unknown one a 404; a tx
+    # of another chain is unknown on this one.
+    for bad in ("xyz", "0x" + "11" * 32, cb58_encode(bytes(20))):
+        r = c.get(url.format("p-chain", bad))
+        assert r.status_code == 400 and "txHash" in r.json()["message"], (bad, r.text)
+    assert c.get(url.format("p-chain", cb58_encode(bytes(32)))).status_code == 404
+    assert c.get(url.format("c-chain", picked["p-chain"][0])).status_code == 404
+    assert c.get(url.format("moon-chain", picked["p-chain"][0])).status_code == 400
+    pairs = [[chain, ids[len(ids) // 2]] for chain, ids in picked.items()]
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "P-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "p-chain",
+        "txHashes": pairs,
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    kept = {tx: v["kept"] for tx, v in out["summary"]["get"].items()}
+    assert kept == {tx: chain[0] for chain, tx in pairs}
+
+
+def test_asset_details_equal_the_create_asset_txs(world: World) -> None:
+    """getAssetDetails: each asset the X-chain simulator created, as it defined it; AVAX by
+    its well-known ID; the SDK parses them."""
+    c, sim = world
+    records = {r.tx_id: r for r in sim.records if r.chain == "X"}
+    url = "/v1/networks/fuji/blockchains/x-chain/assets/{}"
+    made = {cb58_encode(a): v for a, v in sim.x.assets.items() if a != AVAX_ASSET_ID}
+    assert len(made) >= 3
+    for asset_id, asset in made.items():
+        got = c.get(url.format(asset_id))
+        assert got.status_code == 200, got.text
+        details = got.json()
+        conforms(details, "XChainAssetDetails")
+        assert details == {
+            "assetId": asset_id,
+            "name": asset.name,
+            "symbol": asset.symbol,
+            "denomination": asset.denomination,
+            "type": "nft" if asset.kind == "nft" else "secp256k1",
+            "cap": "fixed" if asset.kind == "fungible" else "variable",
+            "createdAtTimestamp": details["createdAtTimestamp"],
+        }
+        assert 0 <= details["createdAtTimestamp"] - records[asset_id].time <= 1
+    avax = c.get(url.format(cb58_encode(AVAX_ASSET_ID))).json()
+    assert (avax["symbol"], avax["denomination"], avax["cap"]) == ("AVAX", 9, "fixed")
+    assert c.get(url.format(cb58_encode(bytes(32)))).status_code == 404
+    for bad, named in (("zzz", "assetId"), (cb58_encode(bytes(20)), "assetId")):
+        r = c.get(url.format(bad))
+        assert r.status_code == 400 and named in r.json()["message"], r.text
+    r = c.get("/v1/networks/fuji/blockchains/p-chain/assets/" + next(iter(made)))
+    assert r.status_code == 400 and "blockchainId" in r.json()["message"]
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "X-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "x-chain",
+        "assetIds": list(made),
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    for asset_id in made:
+        assert out["summary"]["assets"][asset_id] == c.get(url.format(asset_id)).json()
+        pages = out["summary"][f"transactions.listAssetTransactions {asset_id}"]
+        assert pages["items"] >= 1
+
+
+def _node_containers(chain: str, kind: str = "block") -> list[Any]:
+    """Every container of the node's `chain` index (`kind` block or vtx), as its Index API
+    serves them."""
+    from avadata.sources.index_api import IndexApiSource, index_url
+
+    async def ask() -> list[Any]:
+        client = JsonRpcClient(index_url(NODE_URL[0], chain, kind), max_batch=1)
+        try:
+            source = IndexApiSource(client)
+            last = await source.last_accepted_index()
+            return [] if last is None else await source.range(0, last + 1)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(ask())
+
+
+def _every_block(c: TestClient, chain: str, url: str = "", **q: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    token = None
+    url = url or f"/v1/networks/fuji/blockchains/{chain}/blocks"
+    while True:
+        r = c.get(url, params=dict(q, pageSize=100, **({"pageToken": token} if token else {})))
+        assert r.status_code == 200, r.text
+        body = r.json()
+        conforms(body, "ListPrimaryNetworkBlocksResponse")
+        out += body["blocks"]
+        token = body.get("nextPageToken")
+        if token is None:
+            return out
+
+
+@pytest.mark.parametrize("chain", ["P", "X"])
+def test_blocks_are_the_nodes_containers(world: World, chain: str) -> None:
+    """listLatestPrimaryNetworkBlocks and getBlockById against the node's Index API (container
+    IDs, bytes, each wrapper's parent the previous container) and the simulator's records
+    (the txs of each height); the SDK parses the pages."""
+    c, sim = world
+    name = {"P": "p-chain", "X": "x-chain"}[chain]
+    containers = _node_containers(chain)
+    blocks = _every_block(c, name)
+    assert len(containers) > 10
+    assert [b["blockHash"] for b in blocks] == [k.id for k in reversed(containers)]
+    assert [b["blockSizeBytes"] for b in blocks] == [len(k.raw) for k in reversed(containers)]
+    oldest_first = list(reversed(blocks))
+    proposed: dict[str, list[dict[str, Any]]] = {}
+    for k, b in enumerate(oldest_first):
+        if "proposerDetails" in b:
+            details = b["proposerDetails"]
+            assert b["parentHash"] == details["proposerParentId"]
+            if k:
+                assert b["parentHash"] == oldest_first[k - 1]["blockHash"]
+            proposed.setdefault(details["proposerNodeId"], []).append(b)
+    # The devnet's nodes take turns proposing (signing with their certificates, which their
+    # NodeIDs hash, as avalanchego's NodeIDFromCert).
+    assert set(proposed) <= {node_id_str(n.node_id) for n in sim.keys.nodes}
+    assert len(proposed) > 3
+    by_height: dict[int, set[str]] = {}
+    for r in sim.records:
+        if r.chain == chain and r.index != X_VTX:
+            by_height.setdefault(r.height, set()).add(r.tx_id)
+    for b in blocks:
+        assert set(b["transactions"]) == by_height.get(int(b["blockNumber"]), set())
+        assert b["txCount"] == len(b["transactions"])
+    url = f"/v1/networks/fuji/blockchains/{name}/blocks/"
+    middle = blocks[len(blocks) // 2]
+    for key in (middle["blockHash"], middle["blockNumber"]):
+        got = c.get(url + key)
+        assert got.status_code == 200, got.text
+        conforms(got.json(), "GetPrimaryNetworkBlockResponse")
+        assert got.json() == middle
+    assert c.get(url + cb58_encode(bytes(32))).status_code == 404
+    assert c.get(url + "99999999").status_code == 404
+    bad = c.get(url + "not-a-block")
+    assert bad.status_code == 400 and "blockId" in bad.json()["message"]
+    t0, t1 = blocks[-5]["blockTimestamp"], blocks[4]["blockTimestamp"]
+    window = _every_block(c, name, startTimestamp=t0, endTimestamp=t1)
+    assert window == [b for b in blocks if t0 <= b["blockTimestamp"] <= t1]
+    for node, theirs in proposed.items():
+        url_node = f"/v1/networks/fuji/blockchains/{name}/nodes/{node}/blocks"
+        assert _every_block(c, name, url_node) == list(reversed(theirs))
+    idle = node_id_str(bytes(20))
+    assert _every_block(c, name, f"/v1/networks/fuji/blockchains/{name}/nodes/{idle}/blocks") == []
+    r = c.get(f"/v1/networks/fuji/blockchains/{name}/nodes/NodeID-xyz/blocks")
+    assert r.status_code == 400 and "nodeId" in r.json()["message"]
+    assert c.get("/v1/networks/fuji/blockchains/c-chain/blocks").status_code == 400
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": f"{chain}-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": name,
+        "blocks": True,
+        "blockIds": [middle["blockHash"]],
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert out["summary"]["blocks.listLatest"]["items"] == len(blocks)
+    assert out["summary"]["blocks"][middle["blockHash"]]["blockHash"] == middle["blockHash"]
+
+
+def test_vertices_are_the_nodes_dag(world: World) -> None:
+    """listLatestXChainVertices, getVertexByHash and getVertexByHeight against the node's
+    X/vtx Index API (IDs, bytes, order), the DAG's own rule (a vertex stands one above its
+    highest parent, every parent an earlier vertex) and the simulator's vertex txs."""
+    c, sim = world
+    base = "/v1/networks/fuji/blockchains/x-chain/vertices"
+    containers = _node_containers("X", "vtx")
+    got: list[dict[str, Any]] = []
+    token = None
+    while True:
+        q = {"pageSize": 7, **({"pageToken": token} if token else {})}
+        body = c.get(base, params=q).json()
+        conforms(body, "ListXChainVerticesResponse")
+        got += body["vertices"]
+        token = body.get("nextPageToken")
+        if token is None:
+            break
+    assert len(containers) > 3
+    assert [v["vertexHash"] for v in got] == [k.id for k in reversed(containers)]
+    assert [v["vertexSizeBytes"] for v in got] == [len(k.raw) for k in reversed(containers)]
+    assert [v["vertexIndex"] for v in got] == [k.index for k in reversed(containers)]
+    height = {v["vertexHash"]: v["vertexHeight"] for v in got}
+    for v in reversed(got):
+        parents = v["parentHashes"]
+        assert all(height[p] < v["vertexHeight"] for p in parents)
+        assert v["vertexHeight"] == (max(height[p] for p in parents) + 1 if parents else 0)
+    in_vertices: dict[int, set[str]] = {}
+    for r in sim.records:
+        if r.chain == "X" and r.index == X_VTX:
+            in_vertices.setdefault(r.height, set()).add(r.tx_id)
+    by_height: dict[int, set[str]] = {}
+    for v in got:
+        by_height.setdefault(v["vertexHeight"], set()).update(v["transactions"])
+        assert v["txCount"] == len(v["transactions"])
+    assert {h: t for h, t in by_height.items() if t} == in_vertices
+    middle = got[len(got) // 2]
+    one = c.get(f"{base}/{middle['vertexHash']}")
+    assert one.status_code == 200 and one.json() == middle
+    conforms(one.json(), "XChainVertex")
+    at = c.get(f"{base}:listByHeight", params={"vertexHeight": middle["vertexHeight"]}).json()
+    conforms(at, "ListXChainVerticesResponse")
+    assert at["vertices"] == [v for v in got if v["vertexHeight"] == middle["vertexHeight"]]
+    assert c.get(f"{base}/{cb58_encode(bytes(32))}").status_code == 404
+    bad = c.get(f"{base}/nope")
+    assert bad.status_code == 400 and "vertexHash" in bad.json()["message"]
+    assert c.get(f"{base}:listByHeight").status_code == 400  # vertexHeight is required
+    assert c.get("/v1/networks/fuji/blockchains/p-chain/vertices").status_code == 400
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "X-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "x-chain",
+        "vertexHeight": middle["vertexHeight"],
+    }
+    with serving(c.app) as base_url:
+        out, stderr = run_node(SDK_SCRIPT, base_url, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert out["summary"]["vertices.listLatest"]["items"] == len(got)
+    assert out["summary"]["vertices.listByHeight"]["items"] == len(at["vertices"])
+
+
+def _all_of(c: TestClient, url: str, key: str, schema: str, **q: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    token = None
+    while True:
+        r = c.get(url, params=dict(q, pageSize=2, **({"pageToken": token} if token else {})))
+        assert r.status_code == 200, r.text
+        conforms(r.json(), schema)
+        out += r.json()[key]
+        token = r.json().get("nextPageToken")
+        if token is None:
+            return out
+
+
+OWNER_FORM = "P-{}"  # the codec prints P-chain owners with their chain prefix
+
+
+def test_subnets_and_blockchains_equal_the_p_chain_state(world: World) -> None:
+    """listSubnets / getSubnetById / listBlockchains / getBlockchainById against the P-chain
+    simulator's subnets: owner after any TransferSubnetOwnershipTx, L1 conversion (tx,
+    manager chain and address), chains."""
+    c, sim = world
+    state = sim.p.state
+    records = {r.tx_id: r for r in sim.records if r.chain == "P"}
+    subnets = _all_of(c, "/v1/networks/fuji/subnets", "subnets", "ListSubnetsResponse")
+    assert {s["subnetId"] for s in subnets} == {cb58_encode(k) for k in state.subnets}
+    assert any(records[t].type == "TransferSubnetOwnershipTx" for t in records)
+    stamps = [s["createBlockTimestamp"] for s in subnets]
+    assert stamps == sorted(stamps)
+    converted = 0
+    for s in subnets:
+        truth = state.subnets[bytes_of(s["subnetId"])]
+        owner = s["subnetOwnershipInfo"]
+        assert owner["addresses"] == [OWNER_FORM.format(bech32_address(truth.owner, "fuji"))]
+        assert owner["threshold"] == 1 and s["ownerAddresses"] == owner["addresses"]
+        assert s["createBlockTimestamp"] == records[s["subnetId"]].time
+        assert s["isL1"] == truth.converted
+        if truth.converted:
+            converted += 1
+            assert truth.conversion_tx is not None and truth.manager_chain is not None
+            assert s["l1ConversionTransactionHash"] == cb58_encode(truth.conversion_tx)
+            manager = s["l1ValidatorManagerDetails"]
+            assert manager["blockchainId"] == cb58_encode(truth.manager_chain)
+            assert manager["contractAddress"] == "0x" + truth.manager_address.hex()
+        assert [b["blockchainId"] for b in s["blockchains"]] == [
+            cb58_encode(x) for x in truth.chains
+        ]
+        one = c.get(f"/v1/networks/fuji/subnets/{s['subnetId']}")
+        assert one.status_code == 200 and one.json() == s
+    assert converted
+    chains = _all_of(c, "/v1/networks/fuji/blockchains", "blockchains", "ListBlockchainsResponse")
+    every = {cb58_encode(x) for s in state.subnets.values() for x in s.chains}
+    assert {b["blockchainId"] for b in chains} == every
+    for b in chains:
+        config = sim.evm_config(b["blockchainName"])
+        if config is not None:
+            assert b["evmChainId"] == config.chain_id
+        one = c.get(f"/v1/networks/fuji/blockchains/{b['blockchainId']}")
+        assert one.status_code == 200 and one.json() == b
+        conforms(one.json(), "Blockchain")
+    assert c.get(f"/v1/networks/fuji/subnets/{cb58_encode(bytes(32))}").status_code == 404
+    bad = c.get("/v1/networks/fuji/subnets/nope")
+    assert bad.status_code == 400 and "subnetId" in bad.json()["message"]
+    assert c.get(f"/v1/networks/fuji/blockchains/{cb58_encode(bytes([1]) * 32)}").status_code == 404
+    desc = _all_of(
+        c, "/v1/networks/fuji/subnets", "subnets", "ListSubnetsResponse", sortOrder="desc"
+    )
+    assert desc == list(reversed(subnets))
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "P-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "p-chain",
+        "subnets": True,
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert out["summary"]["listSubnets"]["items"] == len(subnets)
+    assert out["summary"]["listBlockchains"]["items"] == len(chains)
+
+
+def bytes_of(cb58: str) -> bytes:
+    from avadata.decode.codec.ids import cb58_decode
+
+    return cb58_decode(cb58)

@@ -18,12 +18,14 @@ from avadata.devnet.primary.node import NodeOptions, PrimaryNode
 from avadata.devnet.primary.simulator import PrimaryConfig, PrimarySim
 from avadata.settings import Settings
 from tests.api.http import TestClient
+from tests.support.glacier_schema import conforms
 from tests.support.primary_world import indexed, served_node
 from tests.support.server import TOOLS, run_node, serving
 
 CONFIG = PrimaryConfig(seed=5, start=1_767_225_600, days=30, p_blocks=120, x_blocks=20)
 URL = "/v1/networks/fuji/validators/{}"
 SDK_SCRIPT = Path(__file__).parents[1] / "client" / "validators.mjs"
+PRIMARY_SDK_SCRIPT = Path(__file__).parents[1] / "client" / "primary.mjs"
 STAKING = ("AddValidatorTx", "AddPermissionlessValidatorTx", "AddSubnetValidatorTx")
 
 
@@ -254,3 +256,142 @@ def test_the_indexers_formula_rewards_equal_the_ledgers_without_the_nodes_figure
     finally:
         with engine.begin() as conn:
             conn.execute(insert(primary_staker_live), live_rows)
+
+
+STAKING_TXS = (*STAKING, "AddDelegatorTx", "AddPermissionlessDelegatorTx")
+P_TXS = "/v1/networks/fuji/blockchains/p-chain/transactions"
+
+
+def _stake_owners(sim: PrimarySim) -> dict[str, set[str]]:
+    """fuji address -> CB58 IDs of the simulator's stakers (not yet rewarded nor removed)
+    whose stake it owns."""
+    out: dict[str, set[str]] = {}
+    for staker in sim.p.state.stakers.values():
+        for o in staker.stake:
+            out_ = getattr(o.output, "output", o.output)  # a stakeable lock wraps the output
+            for a in out_.addresses:
+                out.setdefault(bech32_address(a, "fuji"), set()).add(cb58_encode(staker.tx_id))
+    return out
+
+
+def _paged(c: TestClient, url: str, key: str, **q: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    token = None
+    while True:
+        r = c.get(url, params=dict(q, **({"pageToken": token} if token else {})))
+        assert r.status_code == 200, r.text
+        body = r.json()
+        conforms(
+            body,
+            "ListPChainTransactionsResponse"
+            if key == "transactions"
+            else "ListPChainUtxosResponse",
+        )
+        out += body[key]
+        token = body.get("nextPageToken")
+        if token is None:
+            return out
+
+
+def test_list_staking_lists_the_stakes_still_locked(world: tuple[TestClient, PrimarySim]) -> None:
+    """transactions:listStaking of an address: its staking txs whose stake the simulator
+    still holds (its stakers: active or pending, not yet rewarded nor removed), in pages."""
+    c, sim = world
+    live = {cb58_encode(tx) for tx in sim.p.state.stakers}
+    owners = _stake_owners(sim)
+    assert len(owners) > 2
+    ended_left_out = 0
+    for address, stakes in owners.items():
+        listed = _paged(c, P_TXS + ":listStaking", "transactions", addresses=address, pageSize=2)
+        hashes = [t["txHash"] for t in listed]
+        assert len(hashes) == len(set(hashes))
+        ever = _paged(
+            c, P_TXS, "transactions", addresses=address, txTypes=list(STAKING_TXS), pageSize=100
+        )
+        every = {t["txHash"] for t in ever}
+        assert set(hashes) == every & live, address
+        assert stakes <= set(hashes)
+        assert [t["blockTimestamp"] for t in listed] == sorted(
+            (t["blockTimestamp"] for t in listed), reverse=True
+        )
+        ended_left_out += len(every - live)
+    assert ended_left_out  # the listing leaves out completed stakes
+    busiest = max(owners, key=lambda a: len(owners[a]))
+    with serving(c.app) as base:
+        args = {
+            "toolsDir": str(TOOLS),
+            "addresses": busiest,
+            "blockchainId": "p-chain",
+            "stakingAddresses": busiest,
+        }
+        out, stderr = run_node(PRIMARY_SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    served = len(_paged(c, P_TXS + ":listStaking", "transactions", addresses=busiest))
+    assert out["summary"]["transactions.listActiveStakingTransactions"]["items"] == served > 0
+
+
+def test_staked_utxos_carry_their_stake_period(world: tuple[TestClient, PrimarySim]) -> None:
+    """utxoStartTimestamp / utxoEndTimestamp of each staked UTXO: when the simulator's staker
+    locked it and when it unlocks."""
+    c, sim = world
+    stakers = {cb58_encode(s.tx_id): s for s in sim.p.state.stakers.values()}
+    checked = 0
+    for address in _stake_owners(sim):
+        url = "/v1/networks/fuji/blockchains/p-chain/utxos"
+        for u in _paged(c, url, "utxos", addresses=address, includeSpent="true", pageSize=100):
+            if not u["staked"]:
+                assert "utxoStartTimestamp" not in u and "utxoEndTimestamp" not in u
+                continue
+            staker = stakers.get(u["txHash"])
+            if staker is not None:
+                assert (u["utxoStartTimestamp"], u["utxoEndTimestamp"]) == (
+                    staker.start,
+                    staker.end,
+                )
+                checked += 1
+            else:  # an ended stake: its period is the validators route's
+                assert u["utxoEndTimestamp"] > u["utxoStartTimestamp"]
+    assert checked > 2
+
+
+def test_network_details_sum_the_simulators_active_stakers(
+    world: tuple[TestClient, PrimarySim],
+) -> None:
+    """getNetworkDetails: counts, stake and potential rewards of the simulator's primary
+    validators and delegators active at the P-chain's current time; the staking ratio over
+    the supply the node reports."""
+    from decimal import Decimal
+
+    c, sim = world
+    state = sim.p.state
+    active = [
+        s
+        for s in state.stakers.values()
+        if s.kind in ("validator", "delegator")
+        and s.subnet_id == bytes(32)
+        and s.start <= state.time
+    ]
+    body = c.get("/v1/networks/fuji").json()
+    conforms(body, "GetNetworkDetailsResponse")
+    v, d = body["validatorDetails"], body["delegatorDetails"]
+    validators = [s for s in active if s.kind == "validator"]
+    delegators = [s for s in active if s.kind == "delegator"]
+    assert validators and delegators
+    assert v["validatorCount"] == len(validators)
+    assert int(v["totalAmountStaked"]) == sum(s.weight for s in validators)
+    assert d["delegatorCount"] == len(delegators)
+    assert int(d["totalAmountStaked"]) == sum(s.weight for s in delegators)
+    assert int(v["estimatedAnnualStakingReward"]) == sum(s.potential_reward for s in active)
+    staked = sum(s.weight for s in active)
+    assert Decimal(v["stakingRatio"]) == Decimal(staked) / Decimal(state.supply)
+    assert c.get("/v1/networks/moon").status_code == 400
+    args = {
+        "toolsDir": str(TOOLS),
+        "addresses": "P-" + bech32_address(bytes(20), "fuji"),
+        "blockchainId": "p-chain",
+        "networkDetails": True,
+    }
+    with serving(c.app) as base:
+        out, stderr = run_node(PRIMARY_SDK_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    assert out["summary"]["networkDetails"]["validatorDetails"]["validatorCount"] == len(validators)

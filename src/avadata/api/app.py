@@ -36,8 +36,14 @@ from avadata.api.freshness import FreshnessMiddleware
 from avadata.api.limits import RateLimitMiddleware
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
+from avadata.api.primary import assets as primary_assets
+from avadata.api.primary import blocks as primary_blocks
+from avadata.api.primary import details as primary_details
+from avadata.api.primary import network as primary_network
+from avadata.api.primary import openapi as primary_openapi
 from avadata.api.primary import routes as primary_routes
 from avadata.api.primary import validators as primary_validators
+from avadata.api.primary import vertices as primary_vertices
 from avadata.api.webhooks import routes as webhook_routes
 from avadata.api.webhooks import stream as webhook_stream
 from avadata.settings import Settings
@@ -61,6 +67,11 @@ _ROUTERS = (
     contracts,
     nfts,
     primary_routes,
+    primary_assets,
+    primary_blocks,
+    primary_vertices,
+    primary_network,
+    primary_details,
     primary_validators,
     webhook_routes,
     webhook_stream,
@@ -136,6 +147,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         if app.openapi_schema is None:
             schema = default_openapi()
             _money_schema(schema, settings)
+            primary_openapi.add_components(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 

@@ -144,6 +144,28 @@ class NodeUtxo(NamedTuple):
     position: int | None = None
 
 
+class Proposer(NamedTuple):
+    """The proposervm wrapper of a post-fork block: its ID, parent, P-chain height, time, and
+    the node that signed it (`node_id` None for an unsigned block)."""
+
+    block_id: str
+    parent_id: str
+    p_chain_height: int
+    timestamp: int
+    node_id: str | None
+
+
+class Header(NamedTuple):
+    """What a block or vertex listing serves of the container itself."""
+
+    position: int  # the container's position in its Index API index
+    parent_ids: tuple[str, ...]  # one for a block, several for a DAG vertex
+    block_type: str  # the inner block's codec type (BanffStandardBlock, Vertex, ...)
+    size: int  # the container's bytes
+    vertex: bool
+    proposer: Proposer | None
+
+
 @dataclass(slots=True)
 class Block:
     """One accepted container's txs at its settled time; `rewards` and `node_utxos` are what
@@ -155,6 +177,7 @@ class Block:
     txs: list[Tx]
     rewards: list[Reward] = field(default_factory=list)
     node_utxos: list[NodeUtxo] = field(default_factory=list)
+    header: Header | None = None
 
 
 class SpentRefund(NamedTuple):

@@ -647,6 +647,47 @@ primary_address_txs = Table(
     sqlite_with_rowid=False,
 )
 
+# P- and X-chain blocks and X-chain vertices (blockchain_id "X/vtx") as the block listings
+# serve them; the C-chain's blocks are the EVM wing's. `idx` is the Index API position.
+primary_blocks = Table(
+    "primary_blocks",
+    metadata,
+    Column("blockchain_id", String(64), nullable=False),
+    Column("block_id", String(64), nullable=False),
+    Column("height", BigInteger, nullable=False),
+    Column("idx", BigInteger, nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("parent_ids", Text, nullable=False),  # JSON list of CB58
+    Column("block_type", String(64), nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("tx_hashes", Text, nullable=False),  # JSON list of CB58, in block order
+    Column("proposer_parent_id", String(64)),
+    Column("proposer_p_height", BigInteger),
+    Column("proposer_timestamp", BigInteger),
+    Column("proposer_node_id", String(64)),
+    PrimaryKeyConstraint("blockchain_id", "block_id"),
+    Index(None, "blockchain_id", "idx"),
+    Index(None, "blockchain_id", "height"),
+    Index(None, "blockchain_id", "proposer_node_id", "idx"),
+)
+
+# X-chain asset links for listAssetTransactions: each tx that creates, emits or consumes the
+# asset (keyset order as primary_address_txs).
+primary_asset_txs = Table(
+    "primary_asset_txs",
+    metadata,
+    Column("asset_id", String(64), nullable=False),
+    Column("blockchain_id", String(64), nullable=False),
+    Column("block_timestamp", BigInteger, nullable=False),
+    Column("block_number", BigInteger, nullable=False),
+    Column("tx_index", Integer, nullable=False),
+    Column("tx_hash", String(64), nullable=False),
+    PrimaryKeyConstraint(
+        "asset_id", "blockchain_id", "block_timestamp", "block_number", "tx_index", "tx_hash"
+    ),
+    sqlite_with_rowid=False,
+)
+
 primary_address_utxos = Table(
     "primary_address_utxos",
     metadata,

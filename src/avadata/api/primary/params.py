@@ -166,6 +166,31 @@ def l1_validation_id(chain_key: str, value: str | None) -> str | None:
     return _id32("l1ValidationId", value, "validation ID")
 
 
+def tx_hash(value: str) -> str:
+    """A CB58 32-byte transaction ID (every primary chain's, the C-chain's atomic txs too)."""
+    return _id32("txHash", value, "transaction ID")
+
+
+def block_id(value: str) -> str:
+    """A CB58 32-byte block (container) ID."""
+    return _id32("blockId", value, "block ID or height")
+
+
+def vertex_hash(value: str) -> str:
+    """A CB58 32-byte vertex ID."""
+    return _id32("vertexHash", value, "vertex ID")
+
+
+def subnet_id(value: str) -> str:
+    """A CB58 32-byte subnet ID."""
+    return _id32("subnetId", value, "subnet ID")
+
+
+def created_chain_id(value: str) -> str:
+    """A CB58 32-byte blockchain ID (of a chain a CreateChainTx made)."""
+    return _id32("blockchainId", value, "blockchain ID")
+
+
 def tx_types(values: list[str] | None) -> list[str]:
     """Distinct, sorted; an unknown name is a 400 (it could only ever match nothing)."""
     for t in values or ():

@@ -7,8 +7,10 @@ codec's JSON (Data API names) with the block fields and the UTXOs the tx consume
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Annotated, Any, NamedTuple
 
 import orjson
@@ -16,9 +18,10 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES, bad_request
+from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.paging import Page, PageSize, PageToken, cut, page, with_token
 from avadata.api.primary import params, shapes
+from avadata.api.primary.openapi import ok
 from avadata.api.primary.shapes import Assets, utxo_json
 from avadata.store.primary.queries import txs as queries
 from avadata.store.primary.queries import validators as validator_queries
@@ -102,6 +105,7 @@ class TxAsk(NamedTuple):
     addresses: list[str]
     types: list[str]
     l1: str | None
+    staking: bool = False
 
 
 def _tx_ask(
@@ -126,7 +130,7 @@ def _tx_ask(
     if q.start is not None and q.end is not None and q.start > q.end:
         raise bad_request("startTimestamp: must not exceed endTimestamp")
     types = params.tx_types(q.tx_types) or (list(STAKING_TYPES) if staking else [])
-    return TxAsk(net, key, addrs, types, l1)
+    return TxAsk(net, key, addrs, types, l1, staking)
 
 
 def _position(r: Any) -> tuple[int, int, int]:
@@ -148,6 +152,9 @@ class TxPage(NamedTuple):
 
 def _tx_page(conn: Connection, ask: TxAsk, q: TxFilters, pg: Page) -> TxPage:
     key, desc = ask.key, q.sort_order != "asc"
+    # listStaking: the stakes still locked at the P-chain's current time (an empty store has
+    # none).
+    staked_at = (validator_queries.p_chain_now(conn) or 0) if ask.staking else None
     rows = queries.list_txs(
         conn,
         queries.Window(key, ask.addresses, pg.after, pg.size + 1, desc),
@@ -155,19 +162,33 @@ def _tx_page(conn: Connection, ask: TxAsk, q: TxFilters, pg: Page) -> TxPage:
         start=q.start,
         end=q.end,
         l1_validation=ask.l1,
+        staked_at=staked_at,
     )
     served, token = cut(rows, pg, _position)
+    return tx_facts(conn, ask, served, token, pg)
+
+
+def tx_facts(
+    conn: Connection, ask: TxAsk, served: Sequence[Any], token: str | None, pg: Page | None
+) -> TxPage:
+    """What the JSON of these txs needs from the store (a page's `pg` applies the UTXO
+    threshold; a single tx has none)."""
+    key = ask.key
     utxos = queries.utxos_of_txs(conn, [r.tx_hash for r in served])
     periods = validator_queries.staking_facts(
         conn, [r.tx_hash for r in served if r.tx_type in STAKING_TYPES]
     )
-    served, token = _utxo_threshold(served, token, utxos, pg)
+    if pg is not None:
+        served, token = _utxo_threshold(served, token, utxos, pg)
     bodies = {r.tx_hash: orjson.loads(r.body) for r in served}
     asset_ids = [u.asset_id for u in utxos]
     asset_ids += [a for b in bodies.values() for a in shapes.evm_assets(b)]
     assets = Assets(ask.net, key).load(conn, asset_ids)
     l1_facts = shapes.L1Facts().load(conn, bodies.values()) if key == "P" else shapes.L1Facts()
     refunds = queries.l1_refunds(conn, list(bodies)) if key == "P" else {}
+    assets.stake_periods = validator_queries.stake_periods(
+        conn, [u.tx_hash for u in utxos if u.staked]
+    )
     return TxPage(served, token, utxos, periods, bodies, assets, l1_facts, refunds)
 
 
@@ -195,6 +216,13 @@ def _tx_list(
     pg = page(st, route, filters, q.page_token, q.page_size, arity=3)
     with read_conn(st) as conn:
         found = _tx_page(conn, ask, q, pg)
+    txs = txs_json(st, ask, found)
+    return JsonResponse(
+        with_token({"transactions": txs, "chainInfo": chain_info(ask.key, ask.net)}, found.token)
+    )
+
+
+def txs_json(st: State, ask: TxAsk, found: TxPage) -> list[dict[str, Any]]:
     as_string = ask.key != "P" and st.settings.utxo_output_index == "string"
     emitted: dict[str, list[dict[str, Any]]] = defaultdict(list)
     consumed: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -204,13 +232,10 @@ def _tx_list(
             consumed[u.consuming_tx_hash].append(
                 utxo_json(u, ask.net, found.assets, ask.key, as_string)
             )
-    txs = [
+    return [
         _tx_json(r, ask, found, consumed.get(r.tx_hash, []), emitted.get(r.tx_hash, []))
         for r in found.served
     ]
-    return JsonResponse(
-        with_token({"transactions": txs, "chainInfo": _chain_info(ask.key, ask.net)}, found.token)
-    )
 
 
 def _tx_json(
@@ -247,10 +272,21 @@ def _tx_json(
     facts = found.periods.get(r.tx_hash)
     if facts is not None:
         body.update(_staking_extras(facts))
+    if ask.key == "P":
+        body["txType"] = shapes.p_tx_type(body["txType"])
     return body
 
 
-def _chain_info(key: str, net: str) -> dict[str, str]:
+U256_MAX = 2**256 - 1
+
+
+def _at_least(value: Decimal) -> int:
+    """The smallest whole amount a UTXO needs to reach `value` (the spec's minUtxoAmount is
+    any number >= 0); beyond uint256 nothing can, and the bound stays bindable."""
+    return math.ceil(min(value, Decimal(U256_MAX)))
+
+
+def chain_info(key: str, net: str) -> dict[str, str]:
     return {"chainName": CHAIN_NAMES[key], "network": "mainnet" if net == "mainnet" else "fuji"}
 
 
@@ -274,7 +310,14 @@ def _staking_extras(facts: Any) -> dict[str, Any]:
 @router.get(
     "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
     operation_id="listLatestPrimaryNetworkTransactions",
-    responses=ERROR_RESPONSES,
+    responses={
+        **ok(
+            "ListPChainTransactionsResponse",
+            "ListXChainTransactionsResponse",
+            "ListCChainAtomicTransactionsResponse",
+        ),
+        **ERROR_RESPONSES,
+    },
     response_model=None,
 )
 @on_store
@@ -294,7 +337,7 @@ def list_transactions(
 @router.get(
     "/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking",
     operation_id="listActivePrimaryNetworkStakingTransactions",
-    responses=ERROR_RESPONSES,
+    responses={**ok("ListPChainTransactionsResponse"), **ERROR_RESPONSES},
     response_model=None,
 )
 @on_store
@@ -311,7 +354,7 @@ def list_staking(
 @router.get(
     "/v1/networks/{network}/blockchains/{blockchainId}/utxos",
     operation_id="getUtxosByAddresses",
-    responses=ERROR_RESPONSES,
+    responses={**ok("ListPChainUtxosResponse", "ListUtxosResponse"), **ERROR_RESPONSES},
     response_model=None,
 )
 @on_store
@@ -323,7 +366,7 @@ def list_utxos(
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
     assetId: Annotated[str | None, Query()] = None,
-    minUtxoAmount: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
+    minUtxoAmount: Annotated[Decimal, Query(ge=0, description="nAVAX, inclusive")] = Decimal(0),
     includeSpent: Annotated[bool, Query()] = False,
     sortBy: Annotated[str | None, Query(pattern="^(timestamp|amount)$")] = None,
     sortOrder: SortOrder = None,
@@ -342,22 +385,26 @@ def list_utxos(
         "chain": key,
         "addresses": addrs,
         "asset": asset,
-        "min": minUtxoAmount,
+        "min": str(minUtxoAmount),
         "spent": includeSpent,
         "by": "amount" if by_amount else "timestamp",
         "d": desc,
     }
     pg = page(st, "primary_utxos", filters, pageToken, pageSize, arity=2)
+    min_amount = _at_least(minUtxoAmount)
     with read_conn(st) as conn:
         rows = queries.list_utxos(
             conn,
             queries.Window(key, addrs, pg.after, pg.size + 1, desc),
             include_spent=includeSpent,
-            min_amount=minUtxoAmount,
+            min_amount=min_amount,
             asset_id=asset,
             by_amount=by_amount,
         )
         assets = Assets(net, key).load(conn, [r.asset_id for r in rows])
+        assets.stake_periods = validator_queries.stake_periods(
+            conn, [r.tx_hash for r in rows if r.staked]
+        )
         served, token = cut(
             rows,
             pg,
@@ -374,4 +421,39 @@ def list_utxos(
         if creds is not None:
             out["credentials"] = creds
         utxos.append(out)
-    return JsonResponse(with_token({"utxos": utxos, "chainInfo": _chain_info(key, net)}, token))
+    return JsonResponse(with_token({"utxos": utxos, "chainInfo": chain_info(key, net)}, token))
+
+
+@router.get(
+    "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",
+    operation_id="getTxByHash",
+    responses={
+        **ok(
+            "PChainTransaction",
+            "XChainNonLinearTransaction",
+            "XChainLinearTransaction",
+            "CChainExportTransaction",
+            "CChainImportTransaction",
+        ),
+        **ERROR_RESPONSES,
+    },
+    response_model=None,
+)
+@on_store
+def get_tx(
+    st: State,
+    network: Network,
+    blockchain_id: BlockchainId,
+    tx_hash: Annotated[str, Path(alias="txHash", description="CB58 transaction ID")],
+) -> JsonResponse:
+    """One tx of a primary chain, in the shape its chain's listing serves it."""
+    net = params.network(network, params.indexed_network(st))
+    key = params.chain(net, blockchain_id)
+    wanted = params.tx_hash(tx_hash)
+    ask = TxAsk(net, key, [], [], None)
+    with read_conn(st) as conn:
+        rows = queries.tx_by_hash(conn, key, wanted)
+        if not rows:
+            raise not_found(f"txHash: no transaction {wanted} on the {CHAIN_NAMES[key]}")
+        found = tx_facts(conn, ask, rows, None, None)
+    return JsonResponse(txs_json(st, ask, found)[0])

@@ -34,11 +34,14 @@ UNNAMED = ("", "", 0, "secp256k1")
 
 @dataclass(slots=True)
 class Assets:
-    """Names of the assets one response mentions."""
+    """What one response's UTXOs need: the names of the assets they hold, and the staking
+    periods of the staked ones (their utxoStartTimestamp and utxoEndTimestamp)."""
 
     net: str
     chain: str
     named: dict[str, tuple[str, str, int, str]] = field(default_factory=dict)
+    # tx hash -> (start, end) of the staking periods whose staked UTXOs the response holds
+    stake_periods: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def load(self, conn: Connection, asset_ids: Iterable[str]) -> Assets:
         for r in queries.assets(conn, [a for a in asset_ids if a not in self.named]):
@@ -64,6 +67,24 @@ class Assets:
         for u in utxos:
             total[u["assetId"]] += int(u["amount"])
         return [self.amount(a, v) for a, v in sorted(total.items())]
+
+
+# The reference's PChainTransactionType (the SDK's closed enum): a P-chain tx of another type
+# (the Helicon auto-renewed validator txs, type IDs 40-42) is served as UNKNOWN, which the SDK
+# parses; `txTypes` still selects it by its codec name.
+P_TX_TYPES = frozenset(
+    (
+        "AddValidatorTx AddSubnetValidatorTx AddDelegatorTx CreateChainTx CreateSubnetTx "
+        "ImportTx ExportTx AdvanceTimeTx RewardValidatorTx RemoveSubnetValidatorTx "
+        "TransformSubnetTx AddPermissionlessValidatorTx AddPermissionlessDelegatorTx BaseTx "
+        "TransferSubnetOwnershipTx ConvertSubnetToL1Tx RegisterL1ValidatorTx "
+        "SetL1ValidatorWeightTx DisableL1ValidatorTx IncreaseL1ValidatorBalanceTx UNKNOWN"
+    ).split()
+)
+
+
+def p_tx_type(name: str) -> str:
+    return name if name in P_TX_TYPES else "UNKNOWN"
 
 
 def l1_deposit(body: dict[str, Any]) -> int:
@@ -169,6 +190,9 @@ def utxo_json(
         out["consumingBlockTimestamp"] = int(row.consuming_block_timestamp)
     if row.reward_type is not None:
         out["rewardType"] = row.reward_type
+    period = assets.stake_periods.get(row.tx_hash) if row.staked else None
+    if period is not None:
+        out["utxoStartTimestamp"], out["utxoEndTimestamp"] = period
     if shape != "P":
         out["creationTxHash"] = row.tx_hash
         out["locktime"] = int(row.platform_locktime)

@@ -19,6 +19,7 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
 from avadata.api.primary import params
+from avadata.api.primary.openapi import ok
 from avadata.decode.codec.ids import parse_node_id
 from avadata.decode.codec.reader import DecodeError
 from avadata.store.primary.queries import validators as queries
@@ -110,7 +111,7 @@ def period_json(
 @router.get(
     "/v1/networks/{network}/validators/{nodeId}",
     operation_id="getSingleValidatorDetails",
-    responses=ERROR_RESPONSES,
+    responses={**ok("ListValidatorDetailsResponse"), **ERROR_RESPONSES},
     response_model=None,
 )
 @on_store

@@ -13,14 +13,16 @@ from typing import Any
 
 from avadata.decode.codec import containers
 from avadata.decode.codec.cblock import CChainBlock
-from avadata.decode.codec.ids import cb58_encode
+from avadata.decode.codec.ids import cb58_encode, node_id_str, ripemd160, sha256
 from avadata.decode.codec.pchain_blocks import (
     ApricotCommitBlock,
     ApricotProposalBlock,
     BanffCommitBlock,
     BanffProposalBlock,
 )
+from avadata.decode.codec.proposervm import OptionBlock, StatelessBlock, StatelessGraniteBlock
 from avadata.decode.codec.xchain import StopVertex, Vertex
+from avadata.records.primary import Header, Proposer
 
 PROPOSALS = (BanffProposalBlock, ApricotProposalBlock)
 COMMITS = (BanffCommitBlock, ApricotCommitBlock)
@@ -32,6 +34,7 @@ class BlockFacts:
     height: int | None
     timestamp: int | None
     inner: Any
+    header: Header | None = None
 
 
 def block_timestamp(c: containers.Container) -> int | None:
@@ -58,7 +61,32 @@ def block_facts(chain: str, raw: bytes) -> BlockFacts:
         height=height if isinstance(height, int) else None,
         timestamp=block_timestamp(c),
         inner=c.inner,
+        header=_header(c, len(raw)),
     )
+
+
+def _header(c: containers.Container, size: int) -> Header:
+    """Parents, type, size and proposer of a container (its index is the caller's)."""
+    vertex = isinstance(c.inner, Vertex | StopVertex)
+    parents: tuple[str, ...] = ()
+    if vertex:
+        parents = tuple(cb58_encode(p) for p in c.inner.parent_ids)
+    elif isinstance(c.inner, CChainBlock):
+        parents = (cb58_encode(bytes.fromhex(str(c.inner.header_dict()["parentHash"])[2:])),)
+    elif hasattr(c.inner, "parent_id"):
+        parents = (cb58_encode(c.inner.parent_id),)
+    proposer = None
+    w = c.wrapper
+    if isinstance(w, StatelessBlock | StatelessGraniteBlock):
+        cert = w.certificate
+        # avalanchego's NodeIDFromCert: ripemd160(sha256(the DER certificate)).
+        node = node_id_str(ripemd160(sha256(cert))) if cert else None
+        parent = cb58_encode(w.parent_id)
+        proposer = Proposer(cb58_encode(c.id_bytes), parent, w.p_chain_height, w.timestamp, node)
+        parents = (parent,)
+    elif isinstance(w, OptionBlock):  # a commit/abort: its parent is the proposal's wrapper
+        parents = (cb58_encode(w.parent_id),)
+    return Header(0, parents, type(c.inner).__name__, size, vertex, proposer)
 
 
 def is_proposal(facts: BlockFacts) -> bool:

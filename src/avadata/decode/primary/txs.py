@@ -94,7 +94,7 @@ def block_record(chain: str, facts: BlockFacts, ts: int) -> Block:
         tx_record(chain, facts, ts, position, tx)
         for position, tx in enumerate(signed_txs(chain, facts.inner))
     ]
-    return Block(facts.block_id, facts.height or 0, ts, txs)
+    return Block(facts.block_id, facts.height or 0, ts, txs, header=facts.header)
 
 
 def tx_record(chain: str, facts: BlockFacts, ts: int, position: int, tx: SignedTx) -> Tx:

@@ -12,6 +12,7 @@ commit/abort child is wrapped as an option block whose parent is the proposal's 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from avadata.decode.codec.ids import cb58_encode, sha256
@@ -55,19 +56,26 @@ class ProposerChain:
     parent: bytes
     containers: list[Container] = field(default_factory=list)
 
-    def wrap(self, inner: bytes, time: int, p_height: int) -> tuple[bytes, bytes]:
-        """(container ID, container bytes) of `inner` wrapped as the next statelessBlock."""
-        block = StatelessBlock(
+    def wrap(
+        self, inner: bytes, time: int, p_height: int, certificate: bytes = b""
+    ) -> tuple[bytes, bytes]:
+        """(container ID, container bytes) of `inner` wrapped as the next statelessBlock,
+        signed by the node whose `certificate` (the devnet's stand-in for its DER staking
+        certificate, keys.Node.certificate) is given, else unsigned."""
+        unsigned = StatelessBlock(
             parent_id=self.parent,
             timestamp=time,
             p_chain_height=p_height,
-            certificate=b"",
+            certificate=certificate,
             block=inner,
             signature=b"",
         )
-        raw = encode_proposervm(block)
-        # The ID excludes the signature field (u32 length 0 here): sha256(raw[:-4]).
-        block_id = sha256(raw[:-4])
+        header = encode_proposervm(unsigned)[:-4]
+        # The ID excludes the signature field. The devnet's signature is a stand-in too (no
+        # TLS key signs it): a hash of the certificate and the signed bytes.
+        signature = sha256(certificate + header) if certificate else b""
+        raw = encode_proposervm(dataclasses.replace(unsigned, signature=signature))
+        block_id = sha256(header)
         self.parent = block_id
         return block_id, raw
 

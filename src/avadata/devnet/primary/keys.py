@@ -138,10 +138,14 @@ def aggregate_signatures(signatures: list[bytes]) -> bytes:
     return bytes(Bls.Aggregate([BLSSignature(s) for s in signatures]))
 
 
+def certificate(seed: int, label: str) -> bytes:
+    """The devnet's stand-in for a node's DER staking certificate (it has no TLS keys)."""
+    return derive(seed, "node/" + label)
+
+
 def node_id(seed: int, label: str) -> bytes:
-    """A 20-byte NodeID. Real ones hash the node's TLS certificate (ripemd160(sha256(DER)));
-    the devnet has no certificates, so it hashes a derived stand-in for the DER bytes."""
-    return ripemd160(sha256(derive(seed, "node/" + label)))
+    """A 20-byte NodeID: as avalanchego's, ripemd160(sha256(the certificate))."""
+    return ripemd160(sha256(certificate(seed, label)))
 
 
 class Node:
@@ -160,6 +164,11 @@ class Node:
     @property
     def name(self) -> str:
         return node_id_str(self.node_id)
+
+    @property
+    def certificate(self) -> bytes:
+        """What it signs its proposervm blocks with (its NodeID hashes it)."""
+        return certificate(self.seed, self.label)
 
     def __reduce__(self) -> tuple[type[Node], tuple[int, int]]:
         return (Node, (self.seed, self.index))

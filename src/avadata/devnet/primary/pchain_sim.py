@@ -172,7 +172,9 @@ class PChainSim(UtxoChainSim[PChainTx]):
         if option:
             container_id, raw = self.proposer.wrap_option(inner)
         else:
-            container_id, raw = self.proposer.wrap(inner, t, self.state.height)
+            container_id, raw = self.proposer.wrap(
+                inner, t, self.state.height, self.proposer_of(height)
+            )
         self.last_inner = sha256(inner)
         self.state.height = height
         self.state.time = t

@@ -85,6 +85,12 @@ class UtxoChainSim(Generic[TxT]):
 
     # -- what each chain supplies ---------------------------------------------------------------
 
+    def proposer_of(self, height: int) -> bytes:
+        """The certificate of the node proposing the block at `height`: the devnet's nodes
+        take turns, so every node proposes."""
+        nodes = self.keys.nodes
+        return nodes[height % len(nodes)].certificate
+
     def _now(self) -> int:
         """The chain's time (unix seconds): what shared memory stamps and reads coins at."""
         raise NotImplementedError

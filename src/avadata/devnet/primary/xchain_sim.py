@@ -172,7 +172,7 @@ class XChainSim(UtxoChainSim[XChainTx]):
         t = max(t, self.time)
         height = self.height + 1
         inner = api.encode_x_block(StandardBlock(self.last_inner, height, t, bytes(32), tuple(txs)))
-        container_id, raw = self.proposer.wrap(inner, t, p_height)
+        container_id, raw = self.proposer.wrap(inner, t, p_height, self.proposer_of(height))
         self.last_inner, self.height, self.time = sha256(inner), height, t
         for tx in txs:
             self._record(tx, X_BLOCK, height, t)

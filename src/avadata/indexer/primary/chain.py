@@ -72,7 +72,10 @@ async def index_chain(
         blocks: list[Block] = []
         for c, facts in decoded:
             parent_ts = settled_time(facts, c.accepted_at, parent_ts)
-            blocks.append(block_record(chain, facts, parent_ts))
+            block = block_record(chain, facts, parent_ts)
+            if block.header is not None:
+                block.header = block.header._replace(position=c.index)
+            blocks.append(block)
         progress.transactions += sum(len(b.txs) for b in blocks)
         if any(isinstance(tx.staker, StakerRewarded) for b in blocks for tx in b.txs):
             # A reward tx's proposal is paid when the next block commits it.

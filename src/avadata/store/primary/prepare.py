@@ -15,6 +15,7 @@ import orjson
 
 from avadata.records.primary import (
     Block,
+    Header,
     Owner,
     StakerOpened,
     StakerRemoved,
@@ -33,6 +34,8 @@ class BlockRows:
     spends: list[Row] = field(default_factory=list)
     address_txs: list[Row] = field(default_factory=list)
     address_utxos: list[Row] = field(default_factory=list)
+    asset_txs: list[Row] = field(default_factory=list)
+    blocks: list[Row] = field(default_factory=list)
     assets: list[Row] = field(default_factory=list)
     l1_validators: list[Row] = field(default_factory=list)
     l1_txs: list[Row] = field(default_factory=list)
@@ -85,11 +88,18 @@ def address_utxo_rows(blockchain_id: str, u: Utxo, ts: int) -> list[Row]:
 
 
 def address_tx_rows(
-    blockchain_id: str, addresses: Iterable[str], height: int, ts: int, position: int, tx_hash: str
+    blockchain_id: str,
+    addresses: Iterable[str],
+    height: int,
+    ts: int,
+    position: int,
+    tx_hash: str,
+    key: str = "address",
 ) -> list[Row]:
+    """Link rows of one tx to each of `addresses` (or to each asset, `key` "asset_id")."""
     return [
         {
-            "address": a,
+            key: a,
             "blockchain_id": blockchain_id,
             "block_timestamp": ts,
             "block_number": height,
@@ -100,10 +110,32 @@ def address_tx_rows(
     ]
 
 
+def block_row(blockchain_id: str, block: Block, header: Header) -> Row:
+    """A P- or X-chain block's row (a vertex's under "X/vtx")."""
+    p = header.proposer
+    return {
+        "blockchain_id": blockchain_id + "/vtx" if header.vertex else blockchain_id,
+        "block_id": block.block_id,
+        "height": block.height,
+        "idx": header.position,
+        "block_timestamp": block.timestamp,
+        "parent_ids": orjson.dumps(list(header.parent_ids)).decode(),
+        "block_type": header.block_type,
+        "size": header.size,
+        "tx_hashes": orjson.dumps([tx.tx_hash for tx in block.txs]).decode(),
+        "proposer_parent_id": p.parent_id if p else None,
+        "proposer_p_height": p.p_chain_height if p else None,
+        "proposer_timestamp": p.timestamp if p else None,
+        "proposer_node_id": p.node_id if p else None,
+    }
+
+
 def block_rows(blockchain_id: str, block: Block) -> BlockRows:
     rows = BlockRows()
     for tx in block.txs:
         _tx_rows(rows, blockchain_id, block, tx)
+    if block.header is not None and blockchain_id in ("P", "X"):
+        rows.blocks.append(block_row(blockchain_id, block, block.header))
     by_position = {tx.position: tx for tx in block.txs}
     for told in block.node_utxos:
         u = told.utxo
@@ -147,6 +179,10 @@ def _tx_rows(rows: BlockRows, blockchain_id: str, block: Block, tx: Tx) -> None:
     )
     if tx.asset is not None:
         rows.assets.append({**tx.asset._asdict(), "blockchain_id": blockchain_id, "created_at": ts})
+    if blockchain_id == "X":
+        rows.asset_txs += address_tx_rows(
+            "X", _assets_of(tx), height, ts, tx.position, tx.tx_hash, key="asset_id"
+        )
     _l1_rows(rows, block, tx)
     _staker_rows(rows, block, tx)
     rows.txs.append(
@@ -161,6 +197,14 @@ def _tx_rows(rows: BlockRows, blockchain_id: str, block: Block, tx: Tx) -> None:
             "body": orjson.dumps(tx.body).decode(),
         }
     )
+
+
+def _assets_of(tx: Tx) -> set[str]:
+    """The assets a tx creates, emits (exports too) or consumes (imports too)."""
+    found = {u.asset_id for u in (*tx.utxos, *tx.exported)} | {s.asset_id for s in tx.spends}
+    if tx.asset is not None:
+        found.add(tx.asset.asset_id)
+    return found
 
 
 def _l1_rows(rows: BlockRows, block: Block, tx: Tx) -> None:

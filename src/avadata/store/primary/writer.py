@@ -38,7 +38,9 @@ from avadata.store.primary.prepare import (
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
+    primary_asset_txs,
     primary_assets,
+    primary_blocks,
     primary_cursors,
     primary_l1_refunds,
     primary_l1_validation_txs,
@@ -87,6 +89,8 @@ def write_blocks(
             (primary_utxos, "utxos"),
             (primary_address_txs, "address_txs"),
             (primary_address_utxos, "address_utxos"),
+            (primary_asset_txs, "asset_txs"),
+            (primary_blocks, "blocks"),
             (primary_assets, "assets"),
             (primary_l1_validators, "l1_validators"),
             (primary_l1_validation_txs, "l1_txs"),

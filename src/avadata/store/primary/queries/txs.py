@@ -26,9 +26,11 @@ from sqlalchemy import (
 from sqlalchemy.sql import ColumnElement
 
 from avadata.store.coltypes import U256
+from avadata.store.primary.queries.validators import staked_condition
 from avadata.store.schema import (
     primary_address_txs,
     primary_address_utxos,
+    primary_asset_txs,
     primary_assets,
     primary_l1_refunds,
     primary_l1_validation_txs,
@@ -36,6 +38,7 @@ from avadata.store.schema import (
     primary_l1_validators,
     primary_txs,
     primary_utxos,
+    primary_validations,
 )
 
 Position = tuple[int | str, ...]
@@ -89,7 +92,10 @@ def list_txs(
     start: int | None = None,
     end: int | None = None,
     l1_validation: str | None = None,
+    staked_at: int | None = None,
 ) -> Sequence[Any]:
+    """A page of txs; `staked_at` keeps the staking txs whose stake is still locked at that
+    time (transactions:listStaking; with addresses only)."""
     chain, addresses, after, limit, desc = window
     t = primary_txs.c
     if l1_validation is not None:
@@ -111,10 +117,11 @@ def list_txs(
             bool(tx_types),
             start is not None,
             end is not None,
+            staked_at is not None,
         )
         params: dict[str, Any] = {"chain": chain, "limit": limit, "types": list(tx_types)}
         params.update({f"a{i}": x for i, x in enumerate(sorted(set(addresses)))})
-        params.update({"start": start, "end": end})
+        params.update({"start": start, "end": end, "now": staked_at})
         if after is not None:
             params.update({f"p{i}": x for i, x in enumerate(after)})
         return conn.execute(stmt, params).all()
@@ -133,10 +140,10 @@ def list_txs(
 
 @functools.lru_cache(maxsize=64)
 def _address_txs_statement(
-    n: int, desc: bool, paged: bool, typed: bool, from_start: bool, to_end: bool
+    n: int, desc: bool, paged: bool, typed: bool, from_start: bool, to_end: bool, staked: bool
 ) -> Select[Any]:
     """The page of txs of n addresses, built once per shape: every value is a bound
-    parameter (chain, a0..an-1, p0..p2 the position after, types, start, end, limit)."""
+    parameter (chain, a0..an-1, p0..p2 the position after, types, start, end, now, limit)."""
     t, a = primary_txs.c, primary_address_txs.c
     link_key = [a.block_timestamp, a.block_number, a.tx_index]
     after: tuple[ColumnElement[Any], ...] | None = None
@@ -156,6 +163,9 @@ def _address_txs_statement(
             b = b.where(a.block_timestamp >= bindparam("start"))
         if to_end:
             b = b.where(a.block_timestamp <= bindparam("end"))
+        if staked:
+            b = b.join(primary_validations, primary_validations.c.tx_hash == a.tx_hash)
+            b = b.where(staked_condition(bindparam("now")))
         branches.append(b.where(*_after(link_key, after, desc)))
     keys = _tops_of(branches, link_key, desc, bindparam("limit"))
     cols = [keys.c.block_timestamp, keys.c.block_number, keys.c.tx_index]
@@ -163,6 +173,49 @@ def _address_txs_statement(
         keys, and_(t.blockchain_id == bindparam("chain"), t.tx_hash == keys.c.tx_hash)
     )
     return stmt.order_by(*_ordered(cols, desc)).limit(bindparam("limit"))
+
+
+def list_asset_txs(
+    conn: Connection,
+    window: Window,
+    asset_id: str,
+    *,
+    tx_types: Sequence[str] = (),
+    start: int | None = None,
+    end: int | None = None,
+) -> Sequence[Any]:
+    """A page of the txs that create, emit or consume an asset (X-chain links)."""
+    chain, _, after, limit, desc = window
+    k, t = primary_asset_txs.c, primary_txs.c
+    key = [k.block_timestamp, k.block_number, k.tx_index]
+    conds = [k.asset_id == asset_id, k.blockchain_id == chain, *_after(key, after, desc)]
+    if tx_types:
+        conds.append(t.tx_type.in_(list(tx_types)))
+    if start is not None:
+        conds.append(k.block_timestamp >= start)
+    if end is not None:
+        conds.append(k.block_timestamp <= end)
+    stmt = (
+        select(primary_txs)
+        .select_from(primary_asset_txs)
+        .join(primary_txs, and_(t.blockchain_id == k.blockchain_id, t.tx_hash == k.tx_hash))
+        .where(*conds)
+    )
+    return conn.execute(stmt.order_by(*_ordered(key, desc)).limit(limit)).all()
+
+
+def asset(conn: Connection, asset_id: str) -> Any:
+    """The indexed CreateAssetTx facts of one asset, or None."""
+    a = primary_assets.c
+    return conn.execute(select(primary_assets).where(a.asset_id == asset_id)).first()
+
+
+def tx_by_hash(conn: Connection, chain: str, tx_hash: str) -> Sequence[Any]:
+    """The tx of this hash on this chain (its primary key): one row, or none."""
+    t = primary_txs.c
+    return conn.execute(
+        select(primary_txs).where(t.blockchain_id == chain, t.tx_hash == tx_hash)
+    ).all()
 
 
 def _ordered(cols: Sequence[ColumnElement[Any]], desc: bool) -> list[ColumnElement[Any]]:
@@ -230,7 +283,7 @@ def _address_utxos_statement(
     if not include_spent:
         conds.append(u.consuming_tx_hash.is_(None))
     if at_least:
-        conds.append(u.amount >= bindparam("min"))
+        conds.append(u.amount >= bindparam("min", type_=U256()))
     if one_asset:
         conds.append(u.asset_id == bindparam("asset"))
     branches = [

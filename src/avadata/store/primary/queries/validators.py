@@ -13,7 +13,13 @@ from typing import Any
 from sqlalchemy import Connection, Row, and_, func, not_, or_, select, tuple_
 from sqlalchemy.sql import ColumnElement
 
-from avadata.store.schema import primary_staker_live, primary_txs, primary_validations
+from avadata.records.primary import PRIMARY_SUBNET as PRIMARY
+from avadata.store.schema import (
+    primary_staker_live,
+    primary_supply,
+    primary_txs,
+    primary_validations,
+)
 
 Position = tuple[int | str, ...]
 STATUSES = ("active", "pending", "completed", "removed")
@@ -29,9 +35,21 @@ def p_chain_now(conn: Connection) -> int | None:
     return max(known) if known else None
 
 
+def _ended(now: Any) -> ColumnElement[bool]:
+    """Rewarded (a primary staker's stake is returned with its reward tx), or a subnet
+    validator past its end (nothing to return)."""
+    return or_(v.reward_tx_hash.is_not(None), and_(v.kind == "subnet_validator", v.end_ts <= now))
+
+
+def staked_condition(now: Any) -> ColumnElement[bool]:
+    """A period whose stake is still locked at `now`: neither removed nor ended (active or
+    pending): what transactions:listStaking lists."""
+    return and_(v.remove_tx_hash.is_(None), not_(_ended(now)))
+
+
 def status_condition(status: str, now: int) -> ColumnElement[bool]:
     removed = v.remove_tx_hash.is_not(None)
-    ended = or_(v.reward_tx_hash.is_not(None), and_(v.kind == "subnet_validator", v.end_ts <= now))
+    ended = _ended(now)
     if status == "removed":
         return removed
     if status == "completed":
@@ -110,6 +128,35 @@ def active_stake(conn: Connection, subnet_id: str, now: int) -> int:
     for (amount,) in conn.execute(stmt):
         total += int(amount)
     return total
+
+
+def stake_periods(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """tx hash -> (start, end) of the staking periods among these txs: when their staked
+    UTXOs were locked and when they unlock."""
+    hashes = sorted(set(tx_hashes))
+    if not hashes:
+        return {}
+    stmt = select(v.tx_hash, v.start_ts, v.end_ts).where(v.tx_hash.in_(hashes))
+    return {str(r.tx_hash): (int(r.start_ts), int(r.end_ts)) for r in conn.execute(stmt)}
+
+
+def active_primary_stakes(conn: Connection, now: int) -> Sequence[Any]:
+    """The primary network's active validators and delegators at `now`: kind, amount, and
+    potential reward (the node's figure, else the formula's)."""
+    live = primary_staker_live.c
+    stmt = (
+        select(v.kind, v.amount_staked, live.potential_reward, v.formula_reward)
+        .outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
+        .where(v.kind.in_(("validator", "delegator")), status_condition("active", now))
+    )
+    return conn.execute(stmt).all()
+
+
+def current_supply(conn: Connection) -> int | None:
+    """The P-chain supply the node last reported (platform.getCurrentSupply), if any."""
+    s = primary_supply.c
+    value = conn.execute(select(s.supply).where(s.subnet_id == PRIMARY)).scalar()
+    return None if value is None else int(value)
 
 
 def staking_facts(conn: Connection, tx_hashes: Sequence[str]) -> dict[str, Any]:
