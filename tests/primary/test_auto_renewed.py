@@ -21,6 +21,7 @@ from avadata.decode.codec.pchain_blocks import BanffStandardBlock
 from avadata.indexer.primary.chain import index_chain
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
+from avadata.store.identity import record_primary_network
 from avadata.store.migrate import migrate
 from tests.api.http import TestClient
 from tests.primary.test_index_api import _source
@@ -59,6 +60,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         for i, v in enumerate(_vectors())
     ]
     asyncio.run(index_chain(engine, _source(blocks, []), "P", "P"))
+    record_primary_network(engine, 5)  # served as Fuji's (the route below names fuji)
     settings = Settings(db_url=url, page_token_secret="renewed-secret-0123")
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
         yield c

@@ -18,6 +18,7 @@ from avadata.decode.codec import api, xchain
 from avadata.indexer.primary.chain import index_chain
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
+from avadata.store.identity import record_primary_network
 from avadata.store.migrate import migrate
 from tests.api.http import TestClient
 from tests.primary.test_index_api import _source
@@ -55,6 +56,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         for i, raw in enumerate(txs.values())
     ]
     asyncio.run(index_chain(engine, _source(blocks, []), "X", "X"))
+    record_primary_network(engine, 1)  # avalanchego's published mainnet txs
     settings = Settings(db_url=url, page_token_secret="examples-secret-0123")
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
         yield c
