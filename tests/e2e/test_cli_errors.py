@@ -353,3 +353,20 @@ def test_up_stops_every_child_when_one_fails(tmp_path: Path) -> None:
     gone, alive = psutil.wait_procs(children, timeout=30)
     assert not alive, [p.cmdline() for p in alive]
     assert _left_behind(mark) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (("index",), ("--db", "avadata index --help")),
+        (("index", "--db"), ("--db",)),
+        (("serve", "--db", "sqlite:///x.db", "--port", "eighty"), ("--port",)),
+        (("decode", "tx", "--chain", "q", "00"), ("--chain",)),
+        (("nosuch",), ("nosuch", "avadata --help")),
+    ],
+)
+def test_a_usage_error_is_one_line_and_exit_2(args: tuple[str, ...], names: tuple[str, ...]):
+    """click's own errors (a missing option, a malformed value, an unknown verb) are usage
+    errors: one line naming the option, no boxed panel, exit 2."""
+    err = one_line(avadata(*args), 2, *names)
+    assert "╭" not in err and "Usage:" not in err, err

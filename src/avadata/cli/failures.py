@@ -4,7 +4,7 @@ Every verb raises; none catches to print. What reaches here: a misconfiguration
 (`errors.ConfigError`: the store, a port, a node that is not the store's chain), any other
 `AvadataError` (a node that does not answer, a reorg), or an exception we did not foresee.
 Each becomes `avadata VERB: <one line>` and exit 1, or 2 for a value malformed as given
-(click's own usage errors keep their exit 2 and never get here). The traceback is printed
+(click's usage errors too: one line, exit 2). The traceback is printed
 only when asked: `--debug` anywhere among the arguments, or AVADATA_DEBUG=1 (which
 `avadata up` passes on to its children).
 """
@@ -15,6 +15,7 @@ import errno
 import logging
 import os
 from collections.abc import Sequence
+from typing import cast
 
 import typer
 
@@ -74,10 +75,23 @@ def line_for(exc: BaseException, args: Sequence[str] = ()) -> str:
     )
 
 
+# Typer's (vendored) click UsageError, the class of every usage error it raises; typer names
+# only its subclass BadParameter.
+_USAGE_ERROR = cast(type[typer.TyperException], typer.BadParameter.__base__)
+
+
 def report(exc: BaseException, args: Sequence[str]) -> int:
     """Print `exc` as one line for the command `args` ran; the exit code to end with."""
-    if isinstance(exc, KeyboardInterrupt):
+    if isinstance(exc, KeyboardInterrupt | typer.Abort):
         return 130
+    if isinstance(exc, _USAGE_ERROR):  # a missing or malformed option: usage, exit 2
+        known = not exc.format_message().startswith("No such command")
+        hint = f" (see {verb_of(args) if known else 'avadata'} --help)"
+        typer.echo(f"{verb_of(args)}: {exc.format_message()}{hint}", err=True)
+        return 2
+    if isinstance(exc, typer.TyperException):  # the command line's own (click's) errors
+        typer.echo(f"{verb_of(args)}: {exc.format_message()}", err=True)
+        return int(getattr(exc, "exit_code", 1))
     typer.echo(f"{verb_of(args)}: {line_for(exc, args)}", err=True)
     return exc.exit_code if isinstance(exc, ConfigError) else 1
 

@@ -42,8 +42,10 @@ def main(argv: list[str] | None = None, *, appliers: index.AppliersMaker | None 
         spawn.yield_cpu()
     failures.mask_log_lines()
     try:
-        app(args=args, obj=appliers)
+        # Not standalone: click's usage errors come here too, and leave as one line (exit 2).
+        code = app(args=args, obj=appliers, standalone_mode=False)
     except Exception as exc:  # every verb's failures, turned into one line here (failures.py)
         if debug:
             raise
         sys.exit(failures.report(exc, args))
+    sys.exit(code if isinstance(code, int) else 0)
