@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import uuid
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from avadata.store.webhooks.events import TxEvent
 
@@ -169,6 +169,35 @@ def message(
         "messageId": message_id(webhook_id, chain_id, str(ev.tx["hash"])),
         "event": event,
     }
+
+
+class Subscriber(Protocol):
+    """What a message is made for: a webhook (store/webhooks/registry.Webhook) or a stream's
+    filter (api/webhooks/stream.py)."""
+
+    @property
+    def webhook_id(self) -> str: ...
+    @property
+    def chain_id(self) -> int: ...
+    @property
+    def include_internal_txs(self) -> bool: ...
+    @property
+    def include_logs(self) -> bool: ...
+    @property
+    def event_signatures(self) -> tuple[str, ...]: ...
+
+
+def body(to: Subscriber, ev: TxEvent) -> bytes:
+    """The canonical bytes of `message` of one transaction for `to`."""
+    msg = message(
+        to.webhook_id,
+        to.chain_id,
+        ev,
+        internals=to.include_internal_txs,
+        logs=to.include_logs,
+        event_signatures=to.event_signatures,
+    )
+    return canonical(msg)
 
 
 def event_id(ev: TxEvent) -> str:

@@ -213,16 +213,7 @@ class DeliveryWorker:
         """POST `ev` until a 2xx; False when the webhook changed meanwhile (the caller
         reloads it). Acknowledged positions reach the store at most `PERSIST_S` late, at once
         before a retry waits, and at the end of a batch."""
-        body = payload.canonical(
-            payload.message(
-                hook.webhook_id,
-                hook.chain_id,
-                ev,
-                internals=hook.include_internal_txs,
-                logs=hook.include_logs,
-                event_signatures=hook.event_signatures,
-            )
-        )
+        body = payload.body(hook, ev)
         attempt = 0
         while True:
             if await self._post(client, hook, body, secret):

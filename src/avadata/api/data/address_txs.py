@@ -108,48 +108,44 @@ def _item_v2(d: Detailed) -> dict[str, Any]:
 
 
 _SORT = Extra("sortOrder", SortOrder, "desc")
+_SPAM = Extra("filterSpamTokens", Annotated[bool, Query()], True)
 
+
+def _route(
+    path: str,
+    names: tuple[str, str, type],
+    kind: str,
+    query: Any,
+    item: Any,
+    extra: tuple[Extra, ...] = (),
+) -> ListRoute:
+    """An address's transactions, newest first by (block, index), in a block range: the three
+    routes differ only in these (`names`: operation ID, endpoint name, response model)."""
+    operation_id, name, model = names
+    return ListRoute(
+        path=path,
+        operation_id=operation_id,
+        name=name,
+        model=model,
+        kind=kind,
+        key="transactions",
+        arity=2,
+        query=query,
+        position=_position,
+        item=item,
+        blocks=True,
+        extra=extra,
+    )
+
+
+_V1 = "/v1/chains/{chainId}/addresses/{address}/transactions"
+_V2 = "/v2/chains/{chainId}/addresses/{address}/transactions"
+_LIST_V1 = ("listTransactions", "list_transactions", ListTransactionDetailsResponse)
+_LIST_V2 = ("listTransactionsV2", "list_transactions_v2", ListTransactionDetailsResponseV2)
+_NATIVE = ("listNativeTransactions", "list_native_transactions", ListNativeTransactionsResponse)
 mount(
     router,
-    ListRoute(
-        path="/v1/chains/{chainId}/addresses/{address}/transactions",
-        operation_id="listTransactions",
-        name="list_transactions",
-        model=ListTransactionDetailsResponse,
-        kind="address-txs",
-        key="transactions",
-        arity=2,
-        query=_detailed,
-        position=_position,
-        item=_item,  # type: ignore[arg-type]
-        blocks=True,
-        extra=(_SORT,),
-    ),
-    ListRoute(
-        path="/v2/chains/{chainId}/addresses/{address}/transactions",
-        operation_id="listTransactionsV2",
-        name="list_transactions_v2",
-        model=ListTransactionDetailsResponseV2,
-        kind="address-txs-v2",
-        key="transactions",
-        arity=2,
-        query=_detailed_v2,
-        position=_position,
-        item=_item_v2,  # type: ignore[arg-type]
-        blocks=True,
-        extra=(Extra("filterSpamTokens", Annotated[bool, Query()], True), _SORT),
-    ),
-    ListRoute(
-        path="/v1/chains/{chainId}/addresses/{address}/transactions:listNative",
-        operation_id="listNativeTransactions",
-        name="list_native_transactions",
-        model=ListNativeTransactionsResponse,
-        kind="address-native-txs",
-        key="transactions",
-        arity=2,
-        query=_native,
-        position=_position,
-        item=native_tx,
-        blocks=True,
-    ),
+    _route(_V1, _LIST_V1, "address-txs", _detailed, _item, (_SORT,)),
+    _route(_V2, _LIST_V2, "address-txs-v2", _detailed_v2, _item_v2, (_SPAM, _SORT)),
+    _route(f"{_V1}:listNative", _NATIVE, "address-native-txs", _native, native_tx),
 )

@@ -337,31 +337,13 @@ class DataListChainsResponse(TypedDict):
 # --- One transaction in full (getTransaction, getDeploymentTransaction) and an address's
 # transactions with their details (listTransactions, listTransactionsV2).
 
-FullNativeTransactionDetails = TypedDict(
-    "FullNativeTransactionDetails",
-    {
-        "blockNumber": str,
-        "blockTimestamp": int,
-        "blockHash": str,
-        "chainId": str,
-        "blockIndex": int,
-        "txHash": str,
-        "txStatus": str,
-        "txType": int,
-        "gasLimit": str,
-        "gasUsed": str,
-        "gasPrice": str,
-        "nonce": str,
-        "from": RichAddress,
-        "to": RichAddress,
-        "method": NotRequired[Method],
-        "value": str,
-        "input": str,
-        "baseFeePerGas": str,
-        "maxFeePerGas": NotRequired[str],
-        "maxPriorityFeePerGas": NotRequired[str],
-    },
-)
+
+class FullNativeTransactionDetails(NativeTransaction):
+    input: str
+    baseFeePerGas: str
+    maxFeePerGas: NotRequired[str]
+    maxPriorityFeePerGas: NotRequired[str]
+
 
 # The transfer and internal-transaction details inside a transaction: the parties and the
 # amounts, without the transaction's own position (the functional form: `from`).

@@ -9,7 +9,8 @@ per UTC day, newest first, from the first of those validations' txs to the newes
 
 from __future__ import annotations
 
-from typing import Annotated, NamedTuple
+import inspect
+from typing import Annotated, Any, NamedTuple
 
 import orjson
 from fastapi import APIRouter, Path, Query
@@ -129,61 +130,78 @@ def get_total_l1_validator_metrics(
         return JsonResponse({"results": fee_series(conn, m, kind, (start_ts, end_ts))})
 
 
-@router.get(
-    "/v2/validation/{l1ValidationId}/metrics/{metric}",
-    operation_id="getMetricsByValidationId",
-    responses=_RESPONSES,
-    response_model=None,
-)
-def get_metrics_by_validation_id(
-    m: Metrics,
-    validation_id: Annotated[str, Path(alias="l1ValidationId")],
-    metric: Annotated[str, Path(description=", ".join(l1_fees.VALIDATION_METRICS))],
-    start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
-    end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
-) -> Response:
-    kind = _metric(metric, l1_fees.VALIDATION_METRICS)
-    vid = _id("l1ValidationId", validation_id, 32)
-    with read_conn(m.app) as conn:
-        points = fee_series(conn, m, kind, (start_ts, end_ts), ("l1ValidationId", vid))
-    return JsonResponse({"results": points})
+class _SeriesBy(NamedTuple):
+    """A fee series route over the validations one path parameter selects."""
+
+    path: str
+    operation_id: str
+    name: str  # OpenAPI's summary is made from it
+    param: str  # the path parameter, a CB58 ID of `size` bytes after `prefix`
+    size: int
+    metrics: dict[str, str]
+    prefix: str = ""
 
 
-@router.get(
-    "/v2/validator/{nodeId}/metrics/{metric}",
-    operation_id="getMetricsByNodeId",
-    responses=_RESPONSES,
-    response_model=None,
-)
-def get_metrics_by_node_id(
-    m: Metrics,
-    node_id: Annotated[str, Path(alias="nodeId")],
-    metric: Annotated[str, Path(description=", ".join(l1_fees.NODE_METRICS))],
-    start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
-    end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
-) -> Response:
-    kind = _metric(metric, l1_fees.NODE_METRICS)
-    node = _id("nodeId", node_id, 20, prefix="NodeID-")
-    with read_conn(m.app) as conn:
-        points = fee_series(conn, m, kind, (start_ts, end_ts), ("nodeId", node))
-    return JsonResponse({"results": points})
+def _mount_series_by(route: _SeriesBy) -> None:
+    def endpoint(
+        m: MetricsState, value: str, metric: str, start_ts: int | None, end_ts: int | None
+    ) -> Response:
+        kind = _metric(metric, route.metrics)
+        selected = _id(route.param, value, route.size, route.prefix)
+        with read_conn(m.app) as conn:
+            window = (start_ts, end_ts)
+            points = fee_series(conn, m, kind, window, (route.param, selected))
+        return JsonResponse({"results": points})
+
+    described = ", ".join(route.metrics)
+    params: list[tuple[str, Any, Any]] = [
+        ("m", Metrics, inspect.Parameter.empty),
+        ("value", Annotated[str, Path(alias=route.param)], inspect.Parameter.empty),
+        ("metric", Annotated[str, Path(description=described)], inspect.Parameter.empty),
+        ("start_ts", Annotated[Timestamp, Query(alias="startTimestamp")], None),
+        ("end_ts", Annotated[Timestamp, Query(alias="endTimestamp")], None),
+    ]
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(n, kind, annotation=a, default=d) for n, a, d in params],
+        return_annotation=Response,
+    )
+    router.add_api_route(
+        route.path,
+        endpoint,
+        methods=["GET"],
+        operation_id=route.operation_id,
+        name=route.name,
+        responses=_RESPONSES,
+        response_model=None,
+    )
 
 
-@router.get(
-    "/v2/subnet/{subnetId}/metrics/{metric}",
-    operation_id="getMetricsBySubnetId",
-    responses=_RESPONSES,
-    response_model=None,
-)
-def get_metrics_by_subnet_id(
-    m: Metrics,
-    subnet_id: Annotated[str, Path(alias="subnetId")],
-    metric: Annotated[str, Path(description=", ".join(l1_fees.SUBNET_METRICS))],
-    start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
-    end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
-) -> Response:
-    kind = _metric(metric, l1_fees.SUBNET_METRICS)
-    subnet = _id("subnetId", subnet_id, 32)
-    with read_conn(m.app) as conn:
-        points = fee_series(conn, m, kind, (start_ts, end_ts), ("subnetId", subnet))
-    return JsonResponse({"results": points})
+for _route in (
+    _SeriesBy(
+        "/v2/validation/{l1ValidationId}/metrics/{metric}",
+        "getMetricsByValidationId",
+        "get_metrics_by_validation_id",
+        "l1ValidationId",
+        32,
+        l1_fees.VALIDATION_METRICS,
+    ),
+    _SeriesBy(
+        "/v2/validator/{nodeId}/metrics/{metric}",
+        "getMetricsByNodeId",
+        "get_metrics_by_node_id",
+        "nodeId",
+        20,
+        l1_fees.NODE_METRICS,
+        prefix="NodeID-",
+    ),
+    _SeriesBy(
+        "/v2/subnet/{subnetId}/metrics/{metric}",
+        "getMetricsBySubnetId",
+        "get_metrics_by_subnet_id",
+        "subnetId",
+        32,
+        l1_fees.SUBNET_METRICS,
+    ),
+):
+    _mount_series_by(_route)

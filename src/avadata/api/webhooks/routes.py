@@ -136,29 +136,34 @@ def update_webhook(
     )
 
 
+def _change_addresses(
+    request: Request, st: State, webhook_id: str, body: Any, *, add: bool
+) -> dict[str, Any]:
+    """Add or remove the addresses of a body's `addresses`; an addition may not take the
+    webhook past the configured maximum."""
+    who, _ = _own(request, st, webhook_id)
+    req = rq.parse(rq.AddressesChangeRequest, body)
+    addrs = rq.addresses(req.addresses, "addresses")
+    if add:
+        now = set(registry.addresses(st.engine, webhook_id))
+        rq.at_most(len(now | set(addrs)), st.settings.webhook_max_addresses, "addresses")
+    added, removed = (addrs, []) if add else ([], addrs)
+    changed = registry.change_addresses(writer(request, st), who, webhook_id, added, removed)
+    return _answer(request, st, changed)
+
+
 @router.patch("/v1/webhooks/{id}/addresses", operation_id="addAddressesToWebhook")
 def add_addresses(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
 ) -> dict[str, Any]:
-    who, _ = _own(request, st, webhook_id)
-    req = rq.parse(rq.AddressesChangeRequest, body)
-    addrs = rq.addresses(req.addresses, "addresses")
-    now = set(registry.addresses(st.engine, webhook_id))
-    rq.at_most(len(now | set(addrs)), st.settings.webhook_max_addresses, "addresses")
-    changed = registry.change_addresses(writer(request, st), who, webhook_id, addrs, ())
-    return _answer(request, st, changed)
+    return _change_addresses(request, st, webhook_id, body, add=True)
 
 
 @router.delete("/v1/webhooks/{id}/addresses", operation_id="removeAddressesFromWebhook")
 def remove_addresses(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
 ) -> dict[str, Any]:
-    who, _ = _own(request, st, webhook_id)
-    req = rq.parse(rq.AddressesChangeRequest, body)
-    addrs = rq.addresses(req.addresses, "addresses")
-    return _answer(
-        request, st, registry.change_addresses(writer(request, st), who, webhook_id, (), addrs)
-    )
+    return _change_addresses(request, st, webhook_id, body, add=False)
 
 
 @router.get("/v1/webhooks/{id}/addresses", operation_id="getAddressesFromWebhook")

@@ -39,8 +39,9 @@ class _Filter:
     webhook_id: str
     chain_id: int
     addresses: tuple[str, ...]
-    internals: bool
-    logs: bool
+    # Named as on registry.Webhook: both are a payload.Subscriber.
+    include_internal_txs: bool
+    include_logs: bool
     event_signatures: tuple[str, ...]
 
 
@@ -100,7 +101,9 @@ def _next_batch(st: AppState, f: _Filter, after: tuple[int, int]) -> list[events
         if head is None:
             return []
         found = events.next_positions(conn, f.chain_id, f.addresses, after, head, _BATCH)
-        return events.load_events(conn, f.chain_id, found, internals=f.internals, logs=f.logs)
+        return events.load_events(
+            conn, f.chain_id, found, internals=f.include_internal_txs, logs=f.include_logs
+        )
 
 
 async def _frames(
@@ -110,15 +113,7 @@ async def _frames(
     while not await request.is_disconnected():
         batch = await asyncio.to_thread(_next_batch, st, f, after)
         for ev in batch:
-            msg = payload.message(
-                f.webhook_id,
-                f.chain_id,
-                ev,
-                internals=f.internals,
-                logs=f.logs,
-                event_signatures=f.event_signatures,
-            )
-            data = payload.canonical(msg)
+            data = payload.body(f, ev)
             yield b"id: %s\nevent: %s\ndata: %s\n\n" % (
                 payload.event_id(ev).encode(),
                 payload.EVENT_TYPE.encode(),

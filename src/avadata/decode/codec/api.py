@@ -12,7 +12,7 @@ Everything a caller needs (the indexer, the CLI, the devnet simulators) goes thr
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from avadata.decode.codec.atomic import ATOMIC_TABLE, AtomicTx, AtomicUnsignedTx
 from avadata.decode.codec.components import UTXO
@@ -67,74 +67,50 @@ def encode_top(obj: Any, kind: Kind, table: TypeTable) -> bytes:
     return w.getvalue()
 
 
-_P_TX = Inline(PChainTx)
-_P_UNSIGNED = Iface(PUnsignedTx)
-_P_BLOCK = Iface(PBlock)
+class Top(Generic[T]):
+    """One top-level type: its `decode` (`decode_top` under the type's size cap) and `encode`."""
+
+    __slots__ = ("kind", "table", "cap", "what", "keep_raw")
+
+    def __init__(
+        self, kind: Kind, table: TypeTable, cap: int | None, what: str, keep_raw: bool = False
+    ) -> None:
+        self.kind, self.table, self.cap, self.what = kind, table, cap, what
+        self.keep_raw = keep_raw  # the value keeps its bytes as `raw` (the signed txs)
+
+    def decode(self, data: bytes) -> T:
+        obj: T = decode_top(data, self.kind, self.table, self.cap, self.what, self.keep_raw)
+        return obj
+
+    def encode(self, obj: T) -> bytes:
+        return encode_top(obj, self.kind, self.table)
 
 
-def decode_p_tx(data: bytes) -> PChainTx:
-    tx: PChainTx = decode_top(data, _P_TX, PCHAIN_TABLE, MAX_TX_SIZE, "P-chain tx", True)
-    return tx
+_P_TX = Top[PChainTx](Inline(PChainTx), PCHAIN_TABLE, MAX_TX_SIZE, "P-chain tx", True)
+_P_UNSIGNED = Top[PUnsignedTx](Iface(PUnsignedTx), PCHAIN_TABLE, MAX_TX_SIZE, "P-chain tx")
+_P_BLOCK = Top[PBlock](Iface(PBlock), PCHAIN_TABLE, MAX_BLOCK_SIZE, "P-chain block")
+decode_p_tx, encode_p_tx = _P_TX.decode, _P_TX.encode
+decode_p_unsigned_tx, encode_p_unsigned_tx = _P_UNSIGNED.decode, _P_UNSIGNED.encode
+decode_p_block, encode_p_block = _P_BLOCK.decode, _P_BLOCK.encode
 
-
-def encode_p_tx(tx: PChainTx) -> bytes:
-    return encode_top(tx, _P_TX, PCHAIN_TABLE)
-
-
-def decode_p_unsigned_tx(data: bytes) -> PUnsignedTx:
-    utx: PUnsignedTx = decode_top(data, _P_UNSIGNED, PCHAIN_TABLE, MAX_TX_SIZE, "P-chain tx")
-    return utx
-
-
-def encode_p_unsigned_tx(utx: PUnsignedTx) -> bytes:
-    return encode_top(utx, _P_UNSIGNED, PCHAIN_TABLE)
-
-
-def decode_p_block(data: bytes) -> PBlock:
-    block: PBlock = decode_top(data, _P_BLOCK, PCHAIN_TABLE, MAX_BLOCK_SIZE, "P-chain block")
-    return block
-
-
-def encode_p_block(block: PBlock) -> bytes:
-    return encode_top(block, _P_BLOCK, PCHAIN_TABLE)
-
-
-_X_TX = Inline(XChainTx)
-_X_UNSIGNED = Iface(XUnsignedTx)
-_X_BLOCK = Iface(XBlock)
-_ATOMIC_TX = Inline(AtomicTx)
-_ATOMIC_UNSIGNED = Iface(AtomicUnsignedTx)
-_ATOMIC_BATCH = ListOf(TxSpan(AtomicTx), "atomic txs")
-_UTXO = Inline(UTXO)
+_X_TX = Top[XChainTx](Inline(XChainTx), XCHAIN_TABLE, MAX_TX_SIZE, "X-chain tx", True)
+_X_UNSIGNED = Top[XUnsignedTx](Iface(XUnsignedTx), XCHAIN_TABLE, MAX_TX_SIZE, "X-chain tx")
+_X_BLOCK = Top[XBlock](Iface(XBlock), XCHAIN_TABLE, MAX_BLOCK_SIZE, "X-chain block")
 _VERTEX = Inline(Vertex)
 _STOP_VERTEX = Inline(StopVertex)
+decode_x_tx, encode_x_tx = _X_TX.decode, _X_TX.encode
+decode_x_unsigned_tx, encode_x_unsigned_tx = _X_UNSIGNED.decode, _X_UNSIGNED.encode
+decode_x_block, encode_x_block = _X_BLOCK.decode, _X_BLOCK.encode
 
-
-def decode_x_tx(data: bytes) -> XChainTx:
-    tx: XChainTx = decode_top(data, _X_TX, XCHAIN_TABLE, MAX_TX_SIZE, "X-chain tx", True)
-    return tx
-
-
-def encode_x_tx(tx: XChainTx) -> bytes:
-    return encode_top(tx, _X_TX, XCHAIN_TABLE)
-
-
-def decode_x_unsigned_tx(data: bytes) -> XUnsignedTx:
-    utx: XUnsignedTx = decode_top(data, _X_UNSIGNED, XCHAIN_TABLE, MAX_TX_SIZE, "X-chain tx")
-    return utx
-
-
-def encode_x_unsigned_tx(utx: XUnsignedTx) -> bytes:
-    return encode_top(utx, _X_UNSIGNED, XCHAIN_TABLE)
-
-
-def decode_x_block(data: bytes) -> XBlock:
-    block: XBlock = decode_top(data, _X_BLOCK, XCHAIN_TABLE, MAX_BLOCK_SIZE, "X-chain block")
-    return block
-
-
-def encode_x_block(block: XBlock) -> bytes:
-    return encode_top(block, _X_BLOCK, XCHAIN_TABLE)
+_ATOMIC_TX = Top[AtomicTx](Inline(AtomicTx), ATOMIC_TABLE, MAX_TX_SIZE, "atomic tx", True)
+_ATOMIC_UNSIGNED = Top[AtomicUnsignedTx](
+    Iface(AtomicUnsignedTx), ATOMIC_TABLE, MAX_TX_SIZE, "atomic tx"
+)
+decode_atomic_tx, encode_atomic_tx = _ATOMIC_TX.decode, _ATOMIC_TX.encode
+decode_atomic_unsigned_tx = _ATOMIC_UNSIGNED.decode
+encode_atomic_unsigned_tx = _ATOMIC_UNSIGNED.encode
+_ATOMIC_BATCH = ListOf(TxSpan(AtomicTx), "atomic txs")
+_UTXO = Inline(UTXO)
 
 
 def decode_vertex(data: bytes) -> Vertex | StopVertex:
@@ -157,26 +133,6 @@ def encode_vertex(vtx: Vertex | StopVertex) -> bytes:
 def vertex_txs(vtx: Vertex) -> list[XChainTx]:
     """The signed avm txs a vertex carries (each with its own codec version)."""
     return [decode_x_tx(raw) for raw in vtx.transactions]
-
-
-def decode_atomic_tx(data: bytes) -> AtomicTx:
-    tx: AtomicTx = decode_top(data, _ATOMIC_TX, ATOMIC_TABLE, MAX_TX_SIZE, "atomic tx", True)
-    return tx
-
-
-def encode_atomic_tx(tx: AtomicTx) -> bytes:
-    return encode_top(tx, _ATOMIC_TX, ATOMIC_TABLE)
-
-
-def decode_atomic_unsigned_tx(data: bytes) -> AtomicUnsignedTx:
-    utx: AtomicUnsignedTx = decode_top(
-        data, _ATOMIC_UNSIGNED, ATOMIC_TABLE, MAX_TX_SIZE, "atomic tx"
-    )
-    return utx
-
-
-def encode_atomic_unsigned_tx(utx: AtomicUnsignedTx) -> bytes:
-    return encode_top(utx, _ATOMIC_UNSIGNED, ATOMIC_TABLE)
 
 
 def decode_ext_data(data: bytes, batch: bool | None = None) -> list[AtomicTx]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Annotated
 
+from avadata.decode.codec import type_ids
 from avadata.decode.codec.components import (
     Auth,
     BaseFields,
@@ -283,31 +284,28 @@ class PChainTx(SignedTx):
     raw: bytes = dataclasses.field(default=b"", compare=False, repr=False)
 
 
-TX_CLASSES: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (
-        BaseTx,
-        AddValidatorTx,
-        AddSubnetValidatorTx,
-        AddDelegatorTx,
-        CreateChainTx,
-        CreateSubnetTx,
-        ImportTx,
-        ExportTx,
-        AdvanceTimeTx,
-        RewardValidatorTx,
-        RemoveSubnetValidatorTx,
-        TransformSubnetTx,
-        AddPermissionlessValidatorTx,
-        AddPermissionlessDelegatorTx,
-        TransferSubnetOwnershipTx,
-        ConvertSubnetToL1Tx,
-        RegisterL1ValidatorTx,
-        SetL1ValidatorWeightTx,
-        IncreaseL1ValidatorBalanceTx,
-        DisableL1ValidatorTx,
-        AddAutoRenewedValidatorTx,
-        SetAutoRenewedValidatorConfigTx,
-        RewardAutoRenewedValidatorTx,
-    )
-}
+TX_CLASSES = type_ids.by_name(
+    BaseTx,
+    AddValidatorTx,
+    AddSubnetValidatorTx,
+    AddDelegatorTx,
+    CreateChainTx,
+    CreateSubnetTx,
+    ImportTx,
+    ExportTx,
+    AdvanceTimeTx,
+    RewardValidatorTx,
+    RemoveSubnetValidatorTx,
+    TransformSubnetTx,
+    AddPermissionlessValidatorTx,
+    AddPermissionlessDelegatorTx,
+    TransferSubnetOwnershipTx,
+    ConvertSubnetToL1Tx,
+    RegisterL1ValidatorTx,
+    SetL1ValidatorWeightTx,
+    IncreaseL1ValidatorBalanceTx,
+    DisableL1ValidatorTx,
+    AddAutoRenewedValidatorTx,
+    SetAutoRenewedValidatorConfigTx,
+    RewardAutoRenewedValidatorTx,
+)

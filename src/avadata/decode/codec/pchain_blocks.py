@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from avadata.decode.codec import components, pchain, type_ids
-from avadata.decode.codec.fields import ID32, U64, ListOf, Struct, TypeTable, struct
-from avadata.decode.codec.pchain import PChainTx
+from avadata.decode.codec.fields import ListOf, Struct, TypeTable, struct
+from avadata.decode.codec.pchain import ID, U64F, PChainTx
 from avadata.decode.codec.signed import TxSpan
 
 
@@ -20,9 +20,9 @@ class PBlock(Struct):
     __slots__ = ()
 
 
-ID = Annotated[bytes, ID32]
-Height = Annotated[int, U64]
-Time = Annotated[int, U64]
+# The P-chain txs' field types: a block's ID, height and time are theirs.
+Height = U64F
+Time = U64F
 OneTx = Annotated[PChainTx, TxSpan(PChainTx)]
 Txs = Annotated[tuple[PChainTx, ...], ListOf(TxSpan(PChainTx), "transactions")]
 
@@ -91,20 +91,17 @@ class BanffStandardBlock(PBlock):
     transactions: Txs
 
 
-BLOCK_CLASSES: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (
-        ApricotProposalBlock,
-        ApricotAbortBlock,
-        ApricotCommitBlock,
-        ApricotStandardBlock,
-        ApricotAtomicBlock,
-        BanffProposalBlock,
-        BanffAbortBlock,
-        BanffCommitBlock,
-        BanffStandardBlock,
-    )
-}
+BLOCK_CLASSES = type_ids.by_name(
+    ApricotProposalBlock,
+    ApricotAbortBlock,
+    ApricotCommitBlock,
+    ApricotStandardBlock,
+    ApricotAtomicBlock,
+    BanffProposalBlock,
+    BanffAbortBlock,
+    BanffCommitBlock,
+    BanffStandardBlock,
+)
 
 PCHAIN_TABLE = TypeTable(
     "platformvm",

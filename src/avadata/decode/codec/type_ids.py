@@ -141,6 +141,11 @@ WARP_PCHAIN_MESSAGES: dict[int, str] = {
 }
 
 
+def by_name(*classes: type) -> dict[str, type]:
+    """The classes a table may `bind`, by their names (the Go type names)."""
+    return {cls.__name__: cls for cls in classes}
+
+
 def bind(table_name: str, names: dict[int, str], classes: dict[str, type]) -> dict[int, type]:
     """Resolve an ID->name table into ID->class, failing loudly on a missing class."""
     missing = sorted(set(names.values()) - set(classes))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from avadata.decode.codec import type_ids
+from avadata.decode.codec.api import Top, encode_top
 from avadata.decode.codec.components import PChainOwner
 from avadata.decode.codec.fields import (
     BLS_PUBKEY,
@@ -21,15 +22,12 @@ from avadata.decode.codec.fields import (
     VAR_BYTES,
     Iface,
     Inline,
-    Kind,
     ListOf,
     Struct,
     TypeTable,
     struct,
 )
 from avadata.decode.codec.ids import sha256
-from avadata.decode.codec.reader import Reader
-from avadata.decode.codec.writer import Writer
 
 ID = Annotated[bytes, ID32]
 
@@ -150,70 +148,22 @@ MESSAGE_TABLE = TypeTable(
 )
 
 
-def _decode(data: bytes, kind: Kind, table: TypeTable) -> object:
-    r = Reader(data)
-    r.version()
-    obj = kind.read(r, table)
-    r.done()
-    return obj
-
-
-def _encode(obj: object, kind: Kind, table: TypeTable) -> bytes:
-    w = Writer()
-    w.version(0)
-    kind.write(w, table, obj)
-    return w.getvalue()
-
-
-_SIGNED = Inline(SignedMessage)
-_PAYLOAD = Iface(WarpPayload)
-_MESSAGE = Iface(PChainMessage)
-_CONVERSION = Inline(SubnetToL1ConversionData)
-
-
-def decode_signed_message(data: bytes) -> SignedMessage:
-    msg = _decode(data, _SIGNED, SIGNATURE_TABLE)
-    assert isinstance(msg, SignedMessage)
-    return msg
-
-
-def encode_signed_message(msg: SignedMessage) -> bytes:
-    return _encode(msg, _SIGNED, SIGNATURE_TABLE)
+# No size cap: a warp message arrives inside a tx or a block already held to theirs.
+_SIGNED = Top[SignedMessage](Inline(SignedMessage), SIGNATURE_TABLE, None, "warp message")
+_PAYLOAD = Top[WarpPayload](Iface(WarpPayload), PAYLOAD_TABLE, None, "warp payload")
+_MESSAGE = Top[PChainMessage](Iface(PChainMessage), MESSAGE_TABLE, None, "P-chain message")
+_CONVERSION = Top[SubnetToL1ConversionData](
+    Inline(SubnetToL1ConversionData), MESSAGE_TABLE, None, "conversion data"
+)
+decode_signed_message, encode_signed_message = _SIGNED.decode, _SIGNED.encode
+decode_payload, encode_payload = _PAYLOAD.decode, _PAYLOAD.encode
+decode_pchain_message, encode_pchain_message = _MESSAGE.decode, _MESSAGE.encode
+decode_conversion_data, encode_conversion_data = _CONVERSION.decode, _CONVERSION.encode
 
 
 def message_id(msg: SignedMessage) -> bytes:
     """sha256(codec version + UnsignedMessage bytes)."""
-    return sha256(_encode(msg.unsigned, Inline(UnsignedMessage), SIGNATURE_TABLE))
-
-
-def decode_payload(data: bytes) -> WarpPayload:
-    p = _decode(data, _PAYLOAD, PAYLOAD_TABLE)
-    assert isinstance(p, WarpPayload)
-    return p
-
-
-def encode_payload(p: WarpPayload) -> bytes:
-    return _encode(p, _PAYLOAD, PAYLOAD_TABLE)
-
-
-def decode_pchain_message(data: bytes) -> PChainMessage:
-    m = _decode(data, _MESSAGE, MESSAGE_TABLE)
-    assert isinstance(m, PChainMessage)
-    return m
-
-
-def encode_pchain_message(m: PChainMessage) -> bytes:
-    return _encode(m, _MESSAGE, MESSAGE_TABLE)
-
-
-def decode_conversion_data(data: bytes) -> SubnetToL1ConversionData:
-    d = _decode(data, _CONVERSION, MESSAGE_TABLE)
-    assert isinstance(d, SubnetToL1ConversionData)
-    return d
-
-
-def encode_conversion_data(d: SubnetToL1ConversionData) -> bytes:
-    return _encode(d, _CONVERSION, MESSAGE_TABLE)
+    return sha256(encode_top(msg.unsigned, Inline(UnsignedMessage), SIGNATURE_TABLE))
 
 
 def l1_message_of(tx_message: bytes) -> tuple[SignedMessage, AddressedCall, PChainMessage]:
