@@ -10,11 +10,25 @@ from avadata.store import schema
 VOLATILE = {("chains", "rpc_url")}
 
 
-def dump(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
+# A chain's identity: what `avadata index` labels a chain with (known networks, chains file,
+# the node), which a library call of the indexer leaves to its caller.
+IDENTITY = {
+    ("chains", name)
+    for name in ("name", "blockchain_id", "subnet_id", "network", "network_id", "vm_name")
+    + ("token_name", "token_symbol", "token_decimals", "token_logo", "explorer_url")
+}
+
+
+def dump(engine: Engine, *, identity: bool = True) -> dict[str, list[tuple[object, ...]]]:
+    """`identity=False`: without the chains' identity labels (to compare a store the command
+    line wrote with one a library call wrote)."""
+    skip = VOLATILE if identity else VOLATILE | IDENTITY
     out: dict[str, list[tuple[object, ...]]] = {}
     with engine.connect() as conn:
         for table in schema.metadata.sorted_tables:
-            cols = [c for c in table.columns if (table.name, c.name) not in VOLATILE]
+            if not identity and table.name == "networks":  # the networks the labels name
+                continue
+            cols = [c for c in table.columns if (table.name, c.name) not in skip]
             order = list(table.primary_key.columns) or cols
             out[table.name] = [tuple(r) for r in conn.execute(select(*cols).order_by(*order))]
     return out

@@ -7,8 +7,13 @@ avalanchego's own services refuse JSON-RPC batches: one request per call.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import urllib.error
+import urllib.request
 from typing import Any
 
+from avadata.errors import RpcError, RpcRefused, RpcTransportError
 from avadata.sources.jsonrpc import JsonRpcClient, RetryPolicy
 
 
@@ -38,8 +43,38 @@ def chain_rpc_url(node: str, blockchain_id: str) -> str:
 
 
 async def evm_chain_id(rpc_url: str, retry: RetryPolicy | None = None) -> Any:
-    """eth_chainId's answer (a hex quantity)."""
-    return await _ask(rpc_url, "eth_chainId", [], retry)
+    """eth_chainId's answer (a hex quantity), over the standard library's HTTP: `avadata
+    index` asks it before its backfill, whose parent otherwise never loads aiohttp (its fetch
+    processes do the pulling; tests/e2e/test_prefetch.py)."""
+    policy = retry or RetryPolicy()
+    last: Exception | None = None
+    for attempt in range(policy.max_attempts):
+        try:
+            return await asyncio.to_thread(_post_once, rpc_url, "eth_chainId")
+        except RpcRefused:
+            raise
+        except (OSError, ValueError) as exc:  # connection, timeout, 5xx, a torn answer
+            last = exc
+            if attempt + 1 < policy.max_attempts:
+                await asyncio.sleep(policy.delay(attempt))
+    raise RpcTransportError(f"{rpc_url}: gave up after {policy.max_attempts} attempts: {last}")
+
+
+def _post_once(url: str, method: str, timeout: float = 30.0) -> Any:
+    """One JSON-RPC call without parameters; a 4xx other than 408/425/429 is refused for good."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": []}).encode()
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            decoded = json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        if 400 <= exc.code < 500 and exc.code not in (408, 425, 429):
+            raise RpcRefused(f"HTTP {exc.code} from {url}") from None
+        raise
+    if decoded.get("error"):
+        error = decoded["error"]
+        raise RpcError(method, int(error.get("code", 0)), str(error.get("message", "")))
+    return decoded["result"]
 
 
 async def block_number(
