@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Path, Query
 
-from avadata.api.deps import State, on_store, read_conn
+from avadata.api.deps import AppState, State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, not_found
 from avadata.api.paging import PageToken, cut, page, with_token
@@ -106,6 +106,20 @@ def _listing(
     return JsonResponse(with_token({route: list(served)}, token))
 
 
+def _folded(st: AppState, network: str, which: int) -> dict[str, Any]:
+    """The indexed network's subnets (`which` 0) or blockchains (1), by ID, as `fold` reads
+    them from the P-chain's transactions; a 400/404 naming `network` first."""
+    params.network(network, params.indexed_network(st))
+    with read_conn(st) as conn:
+        return fold(conn)[which]
+
+
+def _one(found: dict[str, Any], wanted: str, param: str, what: str) -> JsonResponse:
+    if wanted not in found:
+        raise not_found(f"{param}: no {what} {wanted} is indexed")
+    return JsonResponse(found[wanted])
+
+
 @router.get(
     "/v1/networks/{network}/subnets",
     operation_id="listSubnets",
@@ -120,11 +134,8 @@ def list_subnets(
     pageSize: BigPageSize = 100,
     sortOrder: SortOrder = None,
 ) -> JsonResponse:
-    params.network(network, params.indexed_network(st))
-    with read_conn(st) as conn:
-        subnets, _ = fold(conn)
     q = {"pageToken": pageToken, "pageSize": pageSize, "sortOrder": sortOrder or "asc"}
-    return _listing(st, "subnets", "subnetId", list(subnets.values()), q)
+    return _listing(st, "subnets", "subnetId", list(_folded(st, network, 0).values()), q)
 
 
 @router.get(
@@ -139,13 +150,8 @@ def get_subnet(
     network: Network,
     subnet_id: Annotated[str, Path(alias="subnetId", description="CB58 subnet ID")],
 ) -> JsonResponse:
-    params.network(network, params.indexed_network(st))
-    wanted = params.subnet_id(subnet_id)
-    with read_conn(st) as conn:
-        subnets, _ = fold(conn)
-    if wanted not in subnets:
-        raise not_found(f"subnetId: no subnet {wanted} is indexed")
-    return JsonResponse(subnets[wanted])
+    subnets = _folded(st, network, 0)
+    return _one(subnets, params.subnet_id(subnet_id), "subnetId", "subnet")
 
 
 @router.get(
@@ -162,11 +168,8 @@ def list_blockchains(
     pageSize: BigPageSize = 100,
     sortOrder: SortOrder = None,
 ) -> JsonResponse:
-    params.network(network, params.indexed_network(st))
-    with read_conn(st) as conn:
-        _, chains = fold(conn)
     q = {"pageToken": pageToken, "pageSize": pageSize, "sortOrder": sortOrder or "asc"}
-    return _listing(st, "blockchains", "blockchainId", list(chains.values()), q)
+    return _listing(st, "blockchains", "blockchainId", list(_folded(st, network, 1).values()), q)
 
 
 @router.get(
@@ -181,10 +184,5 @@ def get_blockchain(
     network: Network,
     blockchain_id: Annotated[str, Path(alias="blockchainId", description="CB58 blockchain ID")],
 ) -> JsonResponse:
-    params.network(network, params.indexed_network(st))
-    wanted = params.created_chain_id(blockchain_id)
-    with read_conn(st) as conn:
-        _, chains = fold(conn)
-    if wanted not in chains:
-        raise not_found(f"blockchainId: no blockchain {wanted} is indexed")
-    return JsonResponse(chains[wanted])
+    chains = _folded(st, network, 1)
+    return _one(chains, params.created_chain_id(blockchain_id), "blockchainId", "blockchain")
