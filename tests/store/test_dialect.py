@@ -6,6 +6,7 @@ import sqlite3
 
 import pytest
 from sqlalchemy import (
+    Boolean,
     Column,
     Integer,
     MetaData,
@@ -15,6 +16,7 @@ from sqlalchemy import (
     bindparam,
     event,
     func,
+    insert,
     literal,
     select,
     text,
@@ -230,6 +232,41 @@ def test_bulk_insert_ignore_encodes_and_skips_existing_keys(engine):
         (1, "0xb", 7, 1, 0, "dflt"),
         (2, "0xa", 0, 5, 3, "dflt"),
     }
+
+
+@pytest.mark.parametrize("large_every", [1, 3, 40, 0])
+def test_bulk_insert_ignore_equals_sqlalchemys_own_insert(engine, large_every):
+    """Rows whose U256 values mostly fit 64 bits (a few encoded, the rest bound as they are),
+    mostly do not, or all do: read back as SQLAlchemy's own insert (per-value encoders) stores
+    them, next to a Boolean column."""
+    md = MetaData()
+    cols = ("k", "amount", "flag")
+
+    def table(name: str) -> Table:
+        return Table(
+            name,
+            md,
+            Column("k", Integer, primary_key=True),
+            Column("amount", U256()),
+            Column("flag", Boolean, nullable=False),
+        )
+
+    ours, theirs = table("t_bulk"), table("t_core")
+    md.create_all(engine)
+
+    def amount(i: int) -> int | None:
+        if i % 7 == 0:
+            return None
+        return 2**63 + i if large_every and i % large_every == 0 else i
+
+    rows = [(i, amount(i), i % 2 == 0) for i in range(200)]
+    with engine.begin() as conn:
+        dialect.bulk_insert_ignore(conn, ours, cols, rows)
+        conn.execute(insert(theirs), [dict(zip(cols, r, strict=True)) for r in rows])
+    with engine.connect() as conn:
+        got = [tuple(r) for r in conn.execute(select(ours).order_by(ours.c.k))]
+        want = [tuple(r) for r in conn.execute(select(theirs).order_by(theirs.c.k))]
+    assert got == want == rows
 
 
 def test_bulk_insert_ignore_rolls_back_with_the_transaction(engine):

@@ -23,6 +23,7 @@ engines order the column the same way the ints order (so keyset pages agree).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import BLOB, Numeric, String
@@ -110,6 +111,18 @@ def _u256_to_sqlite(value: int | None) -> int | str | None:
         return None
     v = _u256_checked(value)  # an int of another type (bool, Decimal) lands here too
     return v if v < SQLITE_INTEGER_END else f"{v:078d}"
+
+
+def misfits(proc: Any, col: Sequence[Any]) -> list[int] | None:
+    """The positions in `col` whose values the encoder `proc` changes; None: (nearly) all, as
+    for any encoder but U256's, whose values nearly all bind as they are (ints below 2**63)."""
+    if proc is not _u256_to_sqlite:
+        return None
+    return [
+        i
+        for i, v in enumerate(col)
+        if v is not None and (type(v) is not int or not 0 <= v < SQLITE_INTEGER_END)
+    ]
 
 
 def _i256_checked(value: int) -> int:

@@ -27,14 +27,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Select, Table, event, make_url, text
+from sqlalchemy import Boolean, Connection, Engine, Select, Table, event, make_url, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlalchemy.sql.expression import ColumnElement, Insert
 
-from avadata.store.coltypes import SQLITE_INTEGER_END
+from avadata.store.coltypes import SQLITE_INTEGER_END, misfits
 
 # Arbitrary constant naming our migration lock among PostgreSQL advisory locks.
 _MIGRATION_LOCK_ID = 0x61766164  # "avad"
@@ -312,24 +313,42 @@ def _bulk_plan(dialect_: Any, table: Table, columns: tuple[str, ...]) -> _BulkPl
     marks = ", ".join("?" for _ in cols)
     sql = f"INSERT INTO {target} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING"
     # The column types' own encoders (U256 -> integer or padded text on SQLite, ...); None:
-    # pass as is.
-    procs = tuple(c.type.bind_processor(dialect_) for c in cols)
+    # pass as is. The sqlite3 module binds a bool as the integer SQLAlchemy's would make.
+    procs = tuple(
+        None if isinstance(c.type, Boolean) else c.type.bind_processor(dialect_) for c in cols
+    )
     return (sql,), procs
 
 
 def encode_rows(
     dialect_: Any, table: Table, columns: tuple[str, ...], rows: Sequence[Sequence[Any]]
-) -> list[tuple[Any, ...]]:
-    """`rows` as tuples with the column types' encoders applied (none on PostgreSQL, whose
-    COPY takes Python ints, str, bool and None as they are)."""
+) -> Sequence[Sequence[Any]]:
+    """`rows` with the column types' encoders applied (none on PostgreSQL, whose COPY takes
+    Python ints, str, bool and None as they are). Rows no encoder changes are passed as they
+    are; a U256 column is scanned for the few values that need it (misfits)."""
     _, procs = _bulk_plan(dialect_, table, columns)
-    if not rows or all(p is None for p in procs):
-        return [tuple(r) for r in rows]
+    out: list[Sequence[Any]] | None = None
+    whole: dict[int, Callable[[Any], Any]] = {}
+    for i, proc in enumerate(procs):
+        if proc is None:
+            continue
+        col = list(map(itemgetter(i), rows))
+        bad = misfits(proc, col)
+        if bad is None or len(bad) * 2 > len(rows):
+            whole[i] = proc
+            continue
+        for j in bad:
+            out = out if out is not None else list(rows)
+            r = out[j]
+            out[j] = (*r[:i], proc(r[i]), *r[i + 1 :])
+    rows = out if out is not None else rows
+    if not whole:
+        return rows
     # Column by column: the transposes run in C, only the encoders are Python calls (row by
     # row, copying each row to a list and back cost as much as the encoders).
     cols = [
-        col if p is None else list(map(p, col))
-        for p, col in zip(procs, zip(*rows, strict=True), strict=True)
+        list(map(whole[i], col)) if i in whole else col
+        for i, col in enumerate(zip(*rows, strict=True))
     ]
     return list(zip(*cols, strict=True))
 
