@@ -198,6 +198,31 @@ def api(
     _publish("api", text, write_docs)
 
 
+@app.command("export")
+def export(
+    db: Annotated[
+        str | None, typer.Option("--db", help="store URL (default: a fresh SQLite file)")
+    ] = None,
+    txs: Annotated[
+        int, typer.Option(min=1, help="transactions in the synthetic store")
+    ] = 1_000_000,
+    fmt: Annotated[str, typer.Option("--format", help="csv or parquet")] = "csv",
+    write_docs: WriteDocs = True,
+) -> None:
+    """Export a chain of >= 1M transactions to one file through the API and the export
+    worker; the time from its first batch to the completed file goes to docs/benchmarks.md.
+
+    Example: avadata bench export --txs 1000000 --format csv
+    """
+    from avadata.bench import exports as bench
+    from avadata.bench.machine import describe
+
+    if fmt not in ("csv", "parquet"):
+        raise typer.BadParameter("csv or parquet", param_hint="--format")
+    command = f"avadata bench export --txs {txs} --format {fmt}"
+    _publish("export", bench.report(bench.run(db, txs, fmt), describe(), command), write_docs)
+
+
 @app.command("metrics")
 def metrics(
     txs: Annotated[int, typer.Option(help="Transactions of the synthetic chain")] = 1_000_000,
