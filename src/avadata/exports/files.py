@@ -185,6 +185,13 @@ class ParquetSink:
         self._tables = []
 
 
+def discard_leftovers(directory: Path, operation_id: str, fmt: str) -> None:
+    """Remove what writing a now complete file left (a crash after its rename)."""
+    final = final_path(directory, operation_id, fmt)
+    final.with_name(final.name + ".partial").unlink(missing_ok=True)
+    shutil.rmtree(final.with_name(final.name + ".parts"), ignore_errors=True)
+
+
 def open_sink(
     fmt: str, directory: Path, operation_id: str, columns: Columns, mark: int
 ) -> CsvSink | ParquetSink:

@@ -34,8 +34,9 @@ log = logging.getLogger(__name__)
 
 # A Parquet export marks at least this often in rows (its unmarked rows are held in memory).
 _PARQUET_PART_ROWS = 200_000
-# Failures in a row (the store unreachable, say) before an operation is given up as FAILED.
-_ATTEMPTS = 5
+# Failures in a row (the store unreachable, say; waits double from export_poll_s between
+# them) before an operation is given up as FAILED.
+_ATTEMPTS = 8
 
 
 class _Stopped(Exception):
@@ -67,36 +68,38 @@ class ExportWorker:
         while not self._stop.is_set():
             try:
                 queue = jobs.running(self.engine)
+                for operation_id in queue:
+                    if self._stop.is_set():
+                        return
+                    self._attempt(operation_id)
             except Exception:
-                log.exception("exports: cannot read the store")
+                log.exception("exports: cannot read or write the store")
                 queue = []
-            for operation_id in queue:
-                if self._stop.is_set():
-                    return
-                self._attempt(operation_id)
             if not queue:
                 self._stop.wait(self.settings.export_poll_s)
 
     def _attempt(self, operation_id: str) -> None:
+        """Run one operation; a failure is retried (from the stored position) after a growing
+        wait, and the operation given up as FAILED only after `_ATTEMPTS` failures in a row
+        with no mark between them."""
         try:
             self.run(operation_id)
             self._failures.pop(operation_id, None)
         except _Stopped:
             pass
         except files.LostFile as exc:
-            message = str(exc)
-            jobs.finish(self.writer, operation_id, jobs.FAILED, code="ErrInternal", message=message)
+            self._fail(operation_id, str(exc))
         except Exception as exc:
-            # Resumed from its stored position next time; given up only when it keeps failing.
             log.exception("export %s failed", operation_id)
             n = self._failures[operation_id] = self._failures.get(operation_id, 0) + 1
             if n >= _ATTEMPTS:
-                message = f"the export failed {n} times; last: {type(exc).__name__}: {exc}"
-                jobs.finish(
-                    self.writer, operation_id, jobs.FAILED, code="ErrInternal", message=message
-                )
+                self._fail(operation_id, f"failed {n} times; last: {type(exc).__name__}: {exc}")
             else:
-                self._stop.wait(self.settings.export_poll_s)
+                self._stop.wait(self.settings.export_poll_s * 2**n)
+
+    def _fail(self, operation_id: str, message: str) -> None:
+        self._failures.pop(operation_id, None)
+        jobs.finish(self.writer, operation_id, jobs.FAILED, code="ErrInternal", message=message)
 
     def run(self, operation_id: str) -> None:
         """Write one operation's file from its stored position to its end, and complete it."""
@@ -106,6 +109,7 @@ class ExportWorker:
         plan = Plan.from_json(op.plan)
         if files.final_path(self.directory, operation_id, plan.format).exists():
             # Renamed complete before the completion reached the store (a crash in between).
+            files.discard_leftovers(self.directory, operation_id, plan.format)
             jobs.finish(self.writer, operation_id, jobs.COMPLETED)
             return
         columns = SETS[plan.columns]
@@ -138,6 +142,7 @@ class ExportWorker:
     def _mark(self, operation_id: str, sink: files.Sink, at: Position, rows: int) -> None:
         if not jobs.advance(self.writer, operation_id, at.to_json(), rows, sink.mark()):
             raise _Stopped  # no longer running (nothing else moves a running operation)
+        self._failures.pop(operation_id, None)  # it moves: earlier failures no longer count
 
     def _batch(self, plan: Plan, part: Part, after: tuple[int, ...] | None) -> Batch:
         limit = self.settings.export_batch_rows

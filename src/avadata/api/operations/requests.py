@@ -67,6 +67,71 @@ class PrimaryExport(_Export):
     options: PrimaryOptions
 
 
+_DAY = {"type": "string", "pattern": r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"}
+_COMMON: dict[str, Any] = {
+    "firstDate": _DAY,
+    "lastDate": _DAY,
+    "startDate": {**_DAY, "deprecated": True},
+    "endDate": {**_DAY, "deprecated": True},
+    "format": {"type": "string", "enum": ["csv", "parquet"], "default": "csv"},
+    "firstBlock": {"type": "integer", "minimum": 0},
+    "lastBlock": {"type": "integer", "minimum": 0},
+}
+_CHAINS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
+_EVM_ADDRESS = {"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$"}
+# The request body as the OpenAPI document declares it: the spec's two requests with the rules
+# this module enforces, and our members (format, firstBlock, lastBlock). What only the store
+# can tell (is a chain indexed here) and the order of two dates or blocks are checked, not
+# declared.
+BODY_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {
+            "title": "CreateEvmTransactionExportRequest",
+            "type": "object",
+            "required": ["type", "options"],
+            "properties": {
+                "type": {"type": "string", "enum": [EVM]},
+                **_COMMON,
+                "options": {
+                    "type": "object",
+                    "required": ["addresses", "includeChains"],
+                    "properties": {
+                        "addresses": {
+                            "type": "array",
+                            "maxItems": MAX_ADDRESSES,
+                            "items": _EVM_ADDRESS,
+                        },
+                        "includeChains": _CHAINS,
+                    },
+                },
+            },
+        },
+        {
+            "title": "CreatePrimaryNetworkTransactionExportRequest",
+            "type": "object",
+            "required": ["type", "options"],
+            "properties": {
+                "type": {"type": "string", "enum": [PRIMARY, PRIMARY_STAKING, PRIMARY_SIMPLE]},
+                **{k: v for k, v in _COMMON.items() if k not in ("firstBlock", "lastBlock")},
+                "options": {
+                    "type": "object",
+                    "required": ["includeChains"],
+                    "properties": {
+                        "addresses": {
+                            "type": "array",
+                            "maxItems": MAX_ADDRESSES,
+                            "items": {"type": "string"},
+                        },
+                        "cChainEvmAddresses": {"type": "array", "items": _EVM_ADDRESS},
+                        "includeChains": _CHAINS,
+                    },
+                },
+            },
+        },
+    ]
+}
+
+
 def parse_export(body: Any) -> EvmExport | PrimaryExport:
     """The body as one of the two requests (by its `type`), or a 400 naming the field."""
     if not isinstance(body, dict):

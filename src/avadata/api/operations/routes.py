@@ -55,6 +55,12 @@ def _own(request: Request, st: State, operation_id: str) -> jobs.Operation:
     "/v1/operations/transactions:export",
     status_code=201,
     operation_id="postTransactionExportJob",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": rq.BODY_SCHEMA}},
+        }
+    },
 )
 def export_transactions(request: Request, st: State, body: AnyBody = None) -> dict[str, Any]:
     """Start an export of transactions to a CSV (or, with `"format": "parquet"`, Parquet) file;
