@@ -44,7 +44,7 @@ def _unique(values: list[str]) -> list[tuple[int, str]]:
 def evm_plan(st: AppState, req: rq.EvmExport) -> Plan:
     start, end = rq.time_range(req)
     addrs = tuple(sorted(set(evm_addresses(req.options.addresses, "options.addresses"))))
-    parts = []
+    parts: list[Part] = []
     with read_conn(st) as conn:
         for i, value in _unique(req.options.includeChains):
             chain = st.chains.get(conn, value)
@@ -52,9 +52,11 @@ def evm_plan(st: AppState, req: rq.EvmExport) -> Plan:
                 raise bad_request(
                     f"options.includeChains[{i}]: unknown chain {value!r} (see GET /v1/chains)"
                 )
+            label = str(chain.chain_id)
+            if any(p.chain == label for p in parts):
+                continue  # named twice (its chain ID and its blockchain ID)
             first, last = _evm_bounds(conn, chain.chain_id, req, (start, end))
             span = (first, last) if first is not None and last is not None else (0, 0)
-            label = str(chain.chain_id)
             parts.append(Part(label, label, addrs, first, last, span))
     return Plan("evm", req.format, "evm", tuple(parts))
 
