@@ -26,7 +26,7 @@ from avadata.store.identity import record_primary_network
 from avadata.store.keys import create_key
 from avadata.store.migrate import migrate
 from tests.api.http import TestClient
-from tests.api.synthetic import ALICE, CHAIN_ID, ERC20
+from tests.api.synthetic import ALICE, BLOCKCHAIN_ID, CHAIN_ID, ERC20
 from tests.api.test_limits import _private_store
 from tests.exports import truth
 from tests.primary.test_index_api import _source
@@ -122,6 +122,13 @@ def test_a_chain_to_csv(keyed: Keyed, store) -> None:
     want = [truth.evm_row(t) for t in truth.selected(store[1].txs)]
     assert truth.csv_rows(content.decode()) == [truth.HEADER, *truth.as_csv(want)]
     assert done["metadata"]["rowsWritten"] == len(want) > 20
+
+
+def test_a_chain_named_twice_is_exported_once(keyed: Keyed, store) -> None:
+    opts = {"addresses": [], "includeChains": [str(CHAIN_ID), BLOCKCHAIN_ID]}
+    _, content = _completed(keyed, _evm(options=opts))
+    want = [truth.evm_row(t) for t in truth.selected(store[1].txs)]
+    assert truth.csv_rows(content.decode()) == [truth.HEADER, *truth.as_csv(want)]
 
 
 def test_addresses_and_a_block_range_to_parquet(keyed: Keyed, store) -> None:

@@ -8,6 +8,11 @@ import typer
 
 # Every verb's last option: whether its section goes to docs/benchmarks.md (_publish).
 WriteDocs = Annotated[bool, typer.Option(help="record the result in docs/benchmarks.md")]
+# The synthetic EVM store `bench api` and `bench export` share (bench/api_store.py).
+BenchStore = Annotated[
+    str | None, typer.Option("--db", help="store URL (default: a fresh SQLite file)")
+]
+BenchTxs = Annotated[int, typer.Option(min=1, help="transactions in the synthetic store")]
 
 app = typer.Typer(
     help="Benchmarks (results are recorded in docs/benchmarks.md).", no_args_is_help=True
@@ -172,12 +177,8 @@ def primary(
 
 @app.command("api")
 def api(
-    db: Annotated[
-        str | None, typer.Option("--db", help="store URL (default: a fresh SQLite file)")
-    ] = None,
-    txs: Annotated[
-        int, typer.Option(min=1, help="transactions in the synthetic store")
-    ] = 1_000_000,
+    db: BenchStore = None,
+    txs: BenchTxs = 1_000_000,
     seconds: Annotated[float, typer.Option(min=1, help="wrk duration per endpoint")] = 10.0,
     page: Annotated[int, typer.Option(min=2, help="the deep page compared with page 1")] = 10_000,
     write_docs: WriteDocs = True,
@@ -200,12 +201,8 @@ def api(
 
 @app.command("export")
 def export(
-    db: Annotated[
-        str | None, typer.Option("--db", help="store URL (default: a fresh SQLite file)")
-    ] = None,
-    txs: Annotated[
-        int, typer.Option(min=1, help="transactions in the synthetic store")
-    ] = 1_000_000,
+    db: BenchStore = None,
+    txs: BenchTxs = 1_000_000,
     fmt: Annotated[str, typer.Option("--format", help="csv or parquet")] = "csv",
     write_docs: WriteDocs = True,
 ) -> None:

@@ -579,6 +579,8 @@ export_operations = Table(
     metadata,
     Column("operation_id", String(36), nullable=False),
     Column("owner", String(16), nullable=False),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Column("updated_at_ms", BigInteger, nullable=False),
     Column("operation_type", String(64), nullable=False),
     # RUNNING until the file is complete (COMPLETED) or cannot be written (FAILED).
     Column("status", String(32), nullable=False),
@@ -590,10 +592,9 @@ export_operations = Table(
     Column("position", Text, nullable=False),
     Column("rows_written", BigInteger, nullable=False),
     Column("file_mark", BigInteger, nullable=False),
+    # FAILED: the spec's OperationStatusCode and what went wrong.
     Column("code", String(32)),
     Column("message", Text),
-    Column("created_at_ms", BigInteger, nullable=False),
-    Column("updated_at_ms", BigInteger, nullable=False),
     PrimaryKeyConstraint("operation_id"),
     Index(None, "status", "created_at_ms"),
 )

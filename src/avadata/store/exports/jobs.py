@@ -11,7 +11,7 @@ and file mark together, so the stored position always matches the file's durable
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 from sqlalchemy import Connection, Engine, select, update
 
@@ -26,8 +26,12 @@ _C = export_operations.c
 
 @dataclass(frozen=True, slots=True)
 class Operation:
+    """One row of export_operations, its fields in the table's column order."""
+
     operation_id: str
     owner: str
+    created_at_ms: int
+    updated_at_ms: int
     operation_type: str
     status: str
     plan: str
@@ -36,25 +40,10 @@ class Operation:
     file_mark: int
     code: str | None
     message: str | None
-    created_at_ms: int
-    updated_at_ms: int
 
 
 def _operation(r: AnyRow) -> Operation:
-    return Operation(
-        operation_id=r.operation_id,
-        owner=r.owner,
-        operation_type=r.operation_type,
-        status=r.status,
-        plan=r.plan,
-        position=r.position,
-        rows_written=int(r.rows_written),
-        file_mark=int(r.file_mark),
-        code=r.code,
-        message=r.message,
-        created_at_ms=int(r.created_at_ms),
-        updated_at_ms=int(r.updated_at_ms),
-    )
+    return Operation(*r)
 
 
 def _now_ms() -> int:
@@ -66,24 +55,14 @@ def create(
 ) -> Operation:
     """A new RUNNING operation at `position` (the plan's start), no row written yet."""
     now = _now_ms()
+    op = Operation(
+        operation_id, owner, now, now, operation_type, RUNNING, plan, position, 0, 0, None, None
+    )
     with engine.begin() as conn:
         conn.execute(
-            export_operations.insert().values(
-                operation_id=operation_id,
-                owner=owner,
-                operation_type=operation_type,
-                status=RUNNING,
-                plan=plan,
-                position=position,
-                rows_written=0,
-                file_mark=0,
-                created_at_ms=now,
-                updated_at_ms=now,
-            )
+            export_operations.insert().values(dict(zip(_C.keys(), astuple(op), strict=True)))
         )
-    found = get(engine, owner, operation_id)
-    assert found is not None
-    return found
+    return op
 
 
 def get(engine: Engine | Connection, owner: str | None, operation_id: str) -> Operation | None:

@@ -21,6 +21,8 @@ def upgrade() -> None:
         "export_operations",
         sa.Column("operation_id", sa.String(length=36), nullable=False),
         sa.Column("owner", sa.String(length=16), nullable=False),
+        sa.Column("created_at_ms", sa.BigInteger(), nullable=False),
+        sa.Column("updated_at_ms", sa.BigInteger(), nullable=False),
         sa.Column("operation_type", sa.String(length=64), nullable=False),
         sa.Column("status", sa.String(length=32), nullable=False),
         sa.Column("plan", sa.Text(), nullable=False),
@@ -29,8 +31,6 @@ def upgrade() -> None:
         sa.Column("file_mark", sa.BigInteger(), nullable=False),
         sa.Column("code", sa.String(length=32), nullable=True),
         sa.Column("message", sa.Text(), nullable=True),
-        sa.Column("created_at_ms", sa.BigInteger(), nullable=False),
-        sa.Column("updated_at_ms", sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint("operation_id", name=op.f("pk_export_operations")),
     )
     with op.batch_alter_table("export_operations", schema=None) as batch_op:
