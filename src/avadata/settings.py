@@ -80,6 +80,16 @@ class Settings(BaseSettings):
     # How often the delivery worker looks for new blocks and webhooks.
     webhook_poll_s: float = Field(default=0.2, gt=0)
 
+    # Transaction exports (POST /v1/operations/transactions:export): their files are written
+    # under <data_dir>/exports. None: the SQLite store's folder, else ./avadata-data.
+    data_dir: Path | None = None
+    # Rows read per query; a CSV export's memory is about one batch.
+    export_batch_rows: int = Field(default=10_000, ge=1)
+    # At most this long between two durable marks (what a crash makes the export write again).
+    export_checkpoint_s: float = Field(default=1.0, ge=0)
+    # How often the export worker looks for new operations.
+    export_poll_s: float = Field(default=0.5, gt=0)
+
     def refuses_private_targets(self) -> bool:
         if self.webhook_private_targets != "auto":
             return self.webhook_private_targets == "refuse"

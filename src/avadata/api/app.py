@@ -34,6 +34,7 @@ from avadata.api.deps import AppState, LoopConnection
 from avadata.api.encoding import JsonResponse
 from avadata.api.freshness import FreshnessMiddleware
 from avadata.api.limits import RateLimitMiddleware
+from avadata.api.operations import routes as operation_routes
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
 from avadata.api.primary import assets as primary_assets
@@ -75,6 +76,7 @@ _ROUTERS = (
     primary_validators,
     webhook_routes,
     webhook_stream,
+    operation_routes,
 )
 
 

@@ -8,6 +8,11 @@ import typer
 
 # Every verb's last option: whether its section goes to docs/benchmarks.md (_publish).
 WriteDocs = Annotated[bool, typer.Option(help="record the result in docs/benchmarks.md")]
+# The synthetic EVM store `bench api` and `bench export` share (bench/api_store.py).
+BenchStore = Annotated[
+    str | None, typer.Option("--db", help="store URL (default: a fresh SQLite file)")
+]
+BenchTxs = Annotated[int, typer.Option(min=1, help="transactions in the synthetic store")]
 
 app = typer.Typer(
     help="Benchmarks (results are recorded in docs/benchmarks.md).", no_args_is_help=True
@@ -172,12 +177,8 @@ def primary(
 
 @app.command("api")
 def api(
-    db: Annotated[
-        str | None, typer.Option("--db", help="store URL (default: a fresh SQLite file)")
-    ] = None,
-    txs: Annotated[
-        int, typer.Option(min=1, help="transactions in the synthetic store")
-    ] = 1_000_000,
+    db: BenchStore = None,
+    txs: BenchTxs = 1_000_000,
     seconds: Annotated[float, typer.Option(min=1, help="wrk duration per endpoint")] = 10.0,
     page: Annotated[int, typer.Option(min=2, help="the deep page compared with page 1")] = 10_000,
     write_docs: WriteDocs = True,
@@ -196,6 +197,27 @@ def api(
         + f"Command: `avadata bench api --txs {txs} --seconds {seconds:g} --page {page}`"
     )
     _publish("api", text, write_docs)
+
+
+@app.command("export")
+def export(
+    db: BenchStore = None,
+    txs: BenchTxs = 1_000_000,
+    fmt: Annotated[str, typer.Option("--format", help="csv or parquet")] = "csv",
+    write_docs: WriteDocs = True,
+) -> None:
+    """Export a chain of >= 1M transactions to one file through the API and the export
+    worker; the time from its first batch to the completed file goes to docs/benchmarks.md.
+
+    Example: avadata bench export --txs 1000000 --format csv
+    """
+    from avadata.bench import exports as bench
+    from avadata.bench.machine import describe
+
+    if fmt not in ("csv", "parquet"):
+        raise typer.BadParameter("csv or parquet", param_hint="--format")
+    command = f"avadata bench export --txs {txs} --format {fmt}"
+    _publish("export", bench.report(bench.run(db, txs, fmt), describe(), command), write_docs)
 
 
 @app.command("metrics")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,8 +13,9 @@ from avadata.cli.keys import app as keys_app
 
 HELP = """Serve the Data API (EVM chains) from a store written by `avadata index`.
 
-Reads the store read-only (but for the webhooks' own tables: it also delivers their events,
-docs/webhooks.md; a database holding no store is refused unless --create); binds 127.0.0.1
+Reads the store read-only (but for the webhooks' and exports' own tables: it also delivers
+the webhooks' events, docs/webhooks.md, and writes transaction exports under --data-dir; a
+database holding no store is refused unless --create); binds 127.0.0.1
 unless told otherwise. Settings not given as flags come from AVADATA_* environment variables
 (e.g. AVADATA_PRICES_FILE, AVADATA_RATE_LIMIT_ANONYMOUS).
 
@@ -40,6 +42,14 @@ def serve(
         bool,
         typer.Option("--create", help="start an empty store when --db holds none (yet)"),
     ] = False,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="where transaction exports are written (<data-dir>/exports); default: the "
+            "SQLite store's folder, else ./avadata-data",
+        ),
+    ] = None,
 ) -> None:
     import uvicorn
 
@@ -50,6 +60,8 @@ def serve(
     # First: a server that cannot listen touches no store.
     check_free(port, "--port", host)
     settings = Settings(db_url=db, host=host, port=port)
+    if data_dir is not None:
+        settings = settings.model_copy(update={"data_dir": data_dir.resolve()})
     _prepare_store(db, create=create)
     try:
         app = create_app(settings)
@@ -69,12 +81,18 @@ def serve(
     # Webhooks (docs/webhooks.md): delivered from this process, so `up` delivers too.
     delivery = DeliveryWorker(engine_for(db, read_only=True), engine_for(db), settings)
     delivery.start()
+    from avadata.exports.worker import ExportWorker
+
+    # Transaction exports (POST /v1/operations/transactions:export) resume here after a restart.
+    exports = ExportWorker(engine_for(db, read_only=True), engine_for(db), settings)
+    exports.start()
     try:
         from avadata.gc_tuning import tune_for_serving
 
         tune_for_serving()
         uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
     finally:
+        exports.stop()
         delivery.stop()
         if worker is not None:
             worker.stop()

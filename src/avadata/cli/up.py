@@ -87,7 +87,8 @@ def up(
         start("index", *index_args)
         # The devnet's NFT metadata is served on 127.0.0.1: the worker may fetch from it.
         serve_env = {**os.environ, "AVADATA_NFT_FETCH_PRIVATE": "true"}
-        api = start("serve", "--db", db, "--port", str(port), env=serve_env)
+        serve_args = ["--db", db, "--port", str(port), "--data-dir", str(data_dir)]
+        api = start("serve", *serve_args, env=serve_env)
         _wait_http(f"http://127.0.0.1:{port}/openapi.json", "serve", api, 120)
         typer.echo(_banner(port, node, db))
         while all(p.poll() is None for p in procs.values()):

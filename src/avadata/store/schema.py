@@ -572,6 +572,33 @@ webhook_secrets = Table(
     PrimaryKeyConstraint("owner"),
 )
 
+# Transaction exports (POST /v1/operations/transactions:export; exports/ writes the files).
+# Each belongs to the API key that created it (`owner` = api_keys.key_id), as webhooks do.
+export_operations = Table(
+    "export_operations",
+    metadata,
+    Column("operation_id", String(36), nullable=False),
+    Column("owner", String(16), nullable=False),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Column("updated_at_ms", BigInteger, nullable=False),
+    Column("operation_type", String(64), nullable=False),
+    # RUNNING until the file is complete (COMPLETED) or cannot be written (FAILED).
+    Column("status", String(32), nullable=False),
+    # What to export, fixed at creation (JSON: format, parts with their bounds; exports/plan.py).
+    Column("plan", Text, nullable=False),
+    # Where the export stands (JSON: part, position after the last row written), the rows
+    # written and the file's durable mark (CSV: its size in bytes; Parquet: its parts), all
+    # moved together after the file is flushed: a restart resumes exactly there.
+    Column("position", Text, nullable=False),
+    Column("rows_written", BigInteger, nullable=False),
+    Column("file_mark", BigInteger, nullable=False),
+    # FAILED: the spec's OperationStatusCode and what went wrong.
+    Column("code", String(32)),
+    Column("message", Text),
+    PrimaryKeyConstraint("operation_id"),
+    Index(None, "status", "created_at_ms"),
+)
+
 # Primary network (P, X and C atomic), fed from the Index API by indexer/primary/.
 # Keyed by the chain's cb58 blockchain ID: these chains have no EVM chain ID for `cursors`.
 primary_cursors = Table(

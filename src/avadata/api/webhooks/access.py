@@ -23,12 +23,13 @@ from avadata.store.types import Engine
 _LOCK = threading.Lock()
 
 
-def owner(request: Request) -> str:
+def owner(request: Request, what: str = "webhooks") -> str:
+    """The key_id of the request's API key; a 401 without one (`what` belongs to a key)."""
     info = request.scope.get(KEY_SCOPE)
     if not isinstance(info, KeyInfo):
         raise ApiError(
             401,
-            "webhooks belong to an API key: send one in x-glacier-api-key (avadata keys create)",
+            f"{what} belong to an API key: send one in x-glacier-api-key (avadata keys create)",
         )
     return info.key_id
 

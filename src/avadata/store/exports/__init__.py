@@ -1,0 +1,1 @@
+"""The transaction exports' rows (`jobs`) and the reads that feed their files (`reads`)."""

@@ -1,0 +1,76 @@
+// The official SDK (@avalanche-sdk/chainkit 0.3.13) against our transaction exports:
+// data.operations.exportTransactions (postTransactionExportJob) and data.operations.getResult
+// (getOperationResult), each answer parsed by the SDK's own schemas; a second key gets a 404.
+// Usage: node exports.mjs <serverURL> <json args>. Prints one JSON line; exits 1 on failure.
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const [, , serverURL, rawArgs] = process.argv;
+const args = JSON.parse(rawArgs);
+const require = createRequire(path.join(args.toolsDir, "package.json"));
+const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
+const opts = { serverURL, retries: { strategy: "none" } };
+const mine = new Avalanche({ enableTelemetry: false, apiKey: args.key }).data.operations;
+const theirs = new Avalanche({ enableTelemetry: false, apiKey: args.otherKey }).data.operations;
+const out = {};
+let step = "";
+
+async function failure(call) {
+  try {
+    await call();
+    return "no error";
+  } catch (e) {
+    return e.constructor.name;
+  }
+}
+
+try {
+  step = "exportTransactions";
+  const made = await mine.exportTransactions(
+    {
+      type: "TRANSACTION_EXPORT_EVM",
+      firstDate: args.firstDate,
+      lastDate: args.lastDate,
+      options: { addresses: args.addresses, includeChains: [args.chainId] },
+    },
+    opts,
+  );
+  out.created = made;
+  step = "getResult (until complete)";
+  const deadline = Date.now() + 60_000;
+  let done = await mine.getResult({ operationId: made.operationId }, opts);
+  while (done.operationStatus === "RUNNING" && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    done = await mine.getResult({ operationId: made.operationId }, opts);
+  }
+  out.done = done;
+  step = "errors";
+  out.theirGet = await failure(() => theirs.getResult({ operationId: made.operationId }, opts));
+  out.unknown = await failure(() => mine.getResult({ operationId: args.unknown }, opts));
+  out.badDate = await failure(() =>
+    mine.exportTransactions(
+      { type: "TRANSACTION_EXPORT_EVM", firstDate: "May 1st", options: { addresses: [], includeChains: [args.chainId] } },
+      opts,
+    ),
+  );
+  out.unknownChain = await failure(() =>
+    mine.exportTransactions(
+      { type: "TRANSACTION_EXPORT_EVM", options: { addresses: [], includeChains: ["999999"] } },
+      opts,
+    ),
+  );
+  // The primary-network body: this store holds no primary network, which is a 400.
+  out.primary = await failure(() =>
+    mine.exportTransactions(
+      { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE", options: { includeChains: ["p-chain"] } },
+      opts,
+    ),
+  );
+  out.ok = true;
+} catch (e) {
+  out.ok = false;
+  out.step = step;
+  out.error = `${e.constructor.name}: ${e.message}`;
+}
+console.log(JSON.stringify(out));
+process.exit(out.ok ? 0 : 1);
