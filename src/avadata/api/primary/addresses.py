@@ -70,11 +70,7 @@ def list_utxos_v2(
 
 
 def _last_activity(st: State, network: str, blockchain_id: str, given: str | None) -> JsonResponse:
-    net = params.network(network, params.indexed_network(st))
-    key = params.chain(net, blockchain_id)
-    addrs = params.addresses(net, key, given)
-    if not addrs:
-        raise bad_request("addresses: required")
+    net, key, addrs = params.addressed(st, network, blockchain_id, given)
     with read_conn(st) as conn:
         links = queries.newest_links(conn, key, addrs)
         if not links:

@@ -24,7 +24,7 @@ from fastapi import APIRouter, Query
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES, bad_request
+from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
 from avadata.api.primary.routes import Addresses, BlockchainId, Network, chain_info
@@ -141,11 +141,7 @@ def get_balances(
         int | None, Query(ge=0, le=2**63 - 1, description="Unix seconds: the balance then")
     ] = None,
 ) -> JsonResponse:
-    net = params.network(network, params.indexed_network(st))
-    key = params.chain(net, blockchain_id)
-    addrs = params.addresses(net, key, addresses)
-    if not addrs:
-        raise bad_request("addresses: required")
+    net, key, addrs = params.addressed(st, network, blockchain_id, addresses)
     with read_conn(st) as conn:
         found = balances(conn, net, key, addrs, blockTimestamp)
     return JsonResponse({"balances": found, "chainInfo": chain_info(key, net)})

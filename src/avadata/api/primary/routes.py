@@ -382,14 +382,10 @@ def utxo_list(
     st: State, route: str, network: str, blockchain_id: str, addresses: str | None, q: UtxoFilters
 ) -> JsonResponse:
     """A page of the addresses' UTXOs (getUtxosByAddresses and its POST V2)."""
-    net = params.network(network, params.indexed_network(st))
-    key = params.chain(net, blockchain_id)
+    net, key, addrs = params.addressed(st, network, blockchain_id, addresses)
     if q.asset_id is not None and key != "X":
         raise bad_request("assetId: only on the X-chain")
     asset = params.asset_id(q.asset_id)
-    addrs = params.addresses(net, key, addresses)
-    if not addrs:
-        raise bad_request("addresses: required")
     by_amount = q.sort_by == "amount"
     desc = q.sort_order != "asc"
     filters = {
