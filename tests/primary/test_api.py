@@ -356,6 +356,15 @@ def test_the_openapi_document_describes_every_primary_success_body(
         "/v1/networks/{network}/validators/{nodeId}": [
             "/v1/networks/fuji/validators/NodeID-111111111111111111116DBWJs",
         ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/balances": [
+            f"{BASE}/{chain}/balances?addresses={a}" for chain in ("p-chain", "x-chain", "c-chain")
+        ],
+        "/v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses": [
+            f"{BASE}/p-chain/lastActivityTimestampByAddresses?addresses={a}",
+        ],
+        "/v1/networks/{network}/addresses:listChainIds": [
+            f"{BASE.rpartition('/')[0]}/addresses:listChainIds?addresses={a}",
+        ],
     }
     primary = {p: ops for p, ops in doc["paths"].items() if p.startswith("/v1/networks/")}
     assert set(primary) == set(asked)

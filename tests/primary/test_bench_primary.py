@@ -74,6 +74,12 @@ def test_report_is_computed_from_measurements() -> None:
         f"utxos, {deep} rows in",
         "transactions, hot + 2 other addresses, page 1",
         "utxos, hot + 2 other addresses, page 1",
+        "utxos V2 (POST), page 1",
+        "lastActivityTimestampByAddresses",
+        "lastActivityTimestampByAddresses V2 (POST)",
+        "addresses:listChainIds",
+        "balances, one other address",
+        "avax/supply",
     ]
     for r in served.results:
         assert r.errors == 0 and r.rps > 0 and 0 < r.p50_ms <= r.p99_ms

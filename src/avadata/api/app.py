@@ -37,12 +37,15 @@ from avadata.api.limits import RateLimitMiddleware
 from avadata.api.operations import routes as operation_routes
 from avadata.api.paging import PageCodec
 from avadata.api.prices import FilePriceSource, PriceSource
+from avadata.api.primary import addresses as primary_addresses
 from avadata.api.primary import assets as primary_assets
+from avadata.api.primary import balances as primary_balances
 from avadata.api.primary import blocks as primary_blocks
 from avadata.api.primary import details as primary_details
 from avadata.api.primary import network as primary_network
 from avadata.api.primary import openapi as primary_openapi
 from avadata.api.primary import routes as primary_routes
+from avadata.api.primary import supply as primary_supply
 from avadata.api.primary import validators as primary_validators
 from avadata.api.primary import vertices as primary_vertices
 from avadata.api.webhooks import routes as webhook_routes
@@ -74,6 +77,9 @@ _ROUTERS = (
     primary_network,
     primary_details,
     primary_validators,
+    primary_addresses,
+    primary_balances,
+    primary_supply,
     webhook_routes,
     webhook_stream,
     operation_routes,

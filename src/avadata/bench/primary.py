@@ -255,6 +255,7 @@ def _hot_utxos(engine: Any, hot: str) -> int:
 class Case:
     name: str
     path: str
+    body: dict[str, Any] | None = None  # a POST's JSON body (timed by httpx, never by wrk)
 
 
 @dataclass(slots=True)
@@ -308,19 +309,23 @@ def deep_name(endpoint: str, rows_in: int) -> str:
     return f"{endpoint}, {rows_in:,} rows in"
 
 
-def _timed(client: httpx.Client, name: str, url: str, rounds: int) -> api_load.Result:
+def _call(client: httpx.Client, c: Case) -> httpx.Response:
+    return client.get(c.path) if c.body is None else client.post(c.path, json=c.body)
+
+
+def _timed(client: httpx.Client, c: Case, rounds: int) -> api_load.Result:
     took: list[float] = []
     errors = 0
     t0 = time.perf_counter()
     for _ in range(rounds):
         s = time.perf_counter()
-        r = client.get(url)
+        r = _call(client, c)
         took.append((time.perf_counter() - s) * 1000)
         errors += r.status_code != 200
     total = time.perf_counter() - t0
     took.sort()
     p99 = took[min(len(took) - 1, round(0.99 * (len(took) - 1)))]
-    return api_load.Result(name, rounds / total, statistics.median(took), p99, errors)
+    return api_load.Result(c.name, rounds / total, statistics.median(took), p99, errors)
 
 
 def measure_api(
@@ -367,11 +372,11 @@ def measure_api(
                 # event loop), so no case inherits the previous case's queue.
                 client.get(api_load.TRIVIAL)
                 for _ in range(3 if use_wrk else min(20, rounds)):
-                    client.get(c.path)
-                if use_wrk:
+                    _call(client, c)
+                if use_wrk and c.body is None:
                     results.append(api_load.wrk(c.name, base + c.path, connections, seconds))
                 else:
-                    results.append(_timed(client, c.name, c.path, rounds))
+                    results.append(_timed(client, c, rounds))
             load_after = os.getloadavg()[0]
     tool = (
         f"`wrk -t1 -c{connections} -d{seconds:g}s` after 3 untimed requests"
@@ -412,12 +417,30 @@ def _cases(
         Case(deep_name("utxos", rows_in), f"{utxos_path}&pageToken={deep['utxos']}"),
         Case("transactions, hot + 2 other addresses, page 1", f"{BASE}/transactions?{qs}"),
         Case("utxos, hot + 2 other addresses, page 1", f"{BASE}/utxos?{qs}"),
+        *_address_cases(store.hot, _other(0)),
     ]
     for c in cases:
-        r = client.get(c.path)
+        r = _call(client, c)
         if r.status_code != 200:
             raise SystemExit(f"{c.path}: HTTP {r.status_code} {r.text[:200]}")
     return cases
+
+
+def _address_cases(hot: str, other: str) -> list[Case]:
+    """The address routes and the supply. The hot address holds every bench UTXO: its last
+    activity, its chain IDs and a POST V2 page of its UTXOs cost an index probe or a keyset
+    page whatever its history; a balance sums every UTXO of its addresses, so it is measured
+    on another address (about a thousandth of the history)."""
+    network = BASE.rsplit("/blockchains/", 1)[0]
+    last = f"{BASE}/lastActivityTimestampByAddresses"
+    return [
+        Case("utxos V2 (POST), page 1", f"{BASE}/utxos", {"addresses": hot}),
+        Case("lastActivityTimestampByAddresses", f"{last}?addresses={hot}"),
+        Case("lastActivityTimestampByAddresses V2 (POST)", last, {"addresses": hot}),
+        Case("addresses:listChainIds", f"{network}/addresses:listChainIds?addresses={hot}"),
+        Case("balances, one other address", f"{BASE}/balances?addresses={other}"),
+        Case("avax/supply", "/v1/avax/supply"),
+    ]
 
 
 def wrk_available(install: bool) -> bool:
@@ -493,8 +516,11 @@ def report(ingest: IngestResult, served: ApiResult, page: int, machine: str, com
         f"Page {page:,} starts {served.deep_rows_in:,} rows in (page {page:,} of pages of "
         f"{WALK_PAGE}): its token is the server's own page-1 token (same query digest) with "
         f"the position of row {served.deep_rows_in:,}, found by one OFFSET query of the bench, "
-        f"signed with the server's secret. The last two rows ask for that address and two "
-        f"others (about {st.txs // OTHERS:,} UTXOs each) at once."
+        f"signed with the server's secret. The two rows after them ask for that address and "
+        f"two others (about {st.txs // OTHERS:,} UTXOs each) at once; then the address "
+        f"routes (the POST rows timed by httpx, never by wrk): the hot address's POST V2 "
+        f"page and last activity, its chain IDs, one other address's balance (a sum over "
+        f"all its UTXOs), and the AVAX supply."
         + (
             f" Following the server's tokens page by page reaches the same first row: "
             f"{'yes' if all(served.walked.values()) else 'NO'}."

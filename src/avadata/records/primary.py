@@ -125,6 +125,9 @@ class Tx(NamedTuple):
     l1_validators: list[L1Validator]
     l1_refund: L1Refund | None
     staker: Staker | None
+    # (asset ID, amount) it consumed and did not create again: its fee, net of `l1_deposit`
+    burned: tuple[tuple[str, int], ...] = ()
+    l1_deposit: int = 0  # nAVAX put into L1 validator balances
 
 
 class Reward(NamedTuple):

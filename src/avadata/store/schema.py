@@ -656,6 +656,19 @@ primary_utxos = Table(
     # page scanned the whole UTXO set (0.3 s a page at 300,000 UTXOs, `avadata bench primary`).
     Index(None, "tx_hash", "output_index"),
     Index(None, "consuming_tx_hash", "utxo_id"),
+    # getAvaxSupply's totalLocked: the few UTXOs with a locktime, without scanning the rest.
+    Index(
+        "ix_primary_utxos_platform_locked",
+        "platform_locktime",
+        sqlite_where=text("platform_locktime > 0"),
+        postgresql_where=text("platform_locktime > 0"),
+    ),
+    Index(
+        "ix_primary_utxos_stakeable_locked",
+        "stakeable_locktime",
+        sqlite_where=text("stakeable_locktime > 0"),
+        postgresql_where=text("stakeable_locktime > 0"),
+    ),
 )
 
 # Address links for keyset listing; the key is all they hold.
@@ -869,6 +882,21 @@ primary_l1_refunds = Table(
     Index(None, "tx_hash", "utxo_id"),
 )
 
+# What each primary-network tx burned, per asset (its fee: consumed minus created), and the
+# nAVAX it put into L1 validator balances: getAvaxSupply sums the AVAX rows per chain. Only
+# amounts below 2**63 are kept (every AVAX amount is: the supply is under 2**60).
+primary_tx_burns = Table(
+    "primary_tx_burns",
+    metadata,
+    Column("asset_id", String(64), nullable=False),
+    Column("blockchain_id", String(64), nullable=False),
+    Column("tx_hash", String(64), nullable=False),
+    Column("burned", BigInteger, nullable=False),
+    Column("l1_deposit", BigInteger, nullable=False),
+    PrimaryKeyConstraint("asset_id", "blockchain_id", "tx_hash"),
+    sqlite_with_rowid=False,
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -906,6 +934,7 @@ __all__ = [
     "primary_l1_validators",
     "primary_pending_spends",
     "primary_staker_live",
+    "primary_tx_burns",
     "primary_txs",
     "primary_utxos",
     "primary_validations",

@@ -136,6 +136,19 @@ def addresses(net: str, chain_key: str, value: str | None) -> list[str]:
     return sorted(set(out))
 
 
+def addressed(
+    st: AppState, network_value: str, blockchain_id: str, given: str | None
+) -> tuple[str, str, list[str]]:
+    """(network key, chain key, addresses) of a route over some addresses of one chain, the
+    addresses required: what every address lookup checks first."""
+    net = network(network_value, indexed_network(st))
+    key = chain(net, blockchain_id)
+    found = addresses(net, key, given)
+    if not found:
+        raise bad_request("addresses: required")
+    return net, key, found
+
+
 def chain_id_of(net: str, key: str) -> str:
     """The blockchain ID a stored chain key (P, X, C) stands for on `net`."""
     if key == "P":

@@ -351,53 +351,59 @@ def list_staking(
     return _tx_list(st, "primary_staking", network, blockchain_id, addresses, q, staking=True)
 
 
-@router.get(
-    "/v1/networks/{network}/blockchains/{blockchainId}/utxos",
-    operation_id="getUtxosByAddresses",
-    responses={**ok("ListPChainUtxosResponse", "ListUtxosResponse"), **ERROR_RESPONSES},
-    response_model=None,
-)
-@on_store
-def list_utxos(
-    st: State,
-    network: Network,
-    blockchain_id: BlockchainId,
-    addresses: Addresses = None,
+class UtxoFilters(NamedTuple):
+    """What both UTXO lists (GET and the POST V2) take besides the addresses."""
+
+    page_token: str | None
+    page_size: int
+    asset_id: str | None
+    min_amount: Decimal
+    include_spent: bool
+    sort_by: str | None
+    sort_order: str | None
+
+
+async def _utxo_filters(
     pageToken: PageToken = None,
-    pageSize: PageSize = 10,
     assetId: Annotated[str | None, Query()] = None,
     minUtxoAmount: Annotated[Decimal, Query(ge=0, description="nAVAX, inclusive")] = Decimal(0),
     includeSpent: Annotated[bool, Query()] = False,
     sortBy: Annotated[str | None, Query(pattern="^(timestamp|amount)$")] = None,
     sortOrder: SortOrder = None,
+) -> UtxoFilters:
+    # pageSize is the route's own (V2 allows up to 1,024).
+    return UtxoFilters(pageToken, 0, assetId, minUtxoAmount, includeSpent, sortBy, sortOrder)
+
+
+UtxoQuery = Annotated[UtxoFilters, Depends(_utxo_filters)]
+
+
+def utxo_list(
+    st: State, route: str, network: str, blockchain_id: str, addresses: str | None, q: UtxoFilters
 ) -> JsonResponse:
-    net = params.network(network, params.indexed_network(st))
-    key = params.chain(net, blockchain_id)
-    if assetId is not None and key != "X":
+    """A page of the addresses' UTXOs (getUtxosByAddresses and its POST V2)."""
+    net, key, addrs = params.addressed(st, network, blockchain_id, addresses)
+    if q.asset_id is not None and key != "X":
         raise bad_request("assetId: only on the X-chain")
-    asset = params.asset_id(assetId)
-    addrs = params.addresses(net, key, addresses)
-    if not addrs:
-        raise bad_request("addresses: required")
-    by_amount = sortBy == "amount"
-    desc = sortOrder != "asc"
+    asset = params.asset_id(q.asset_id)
+    by_amount = q.sort_by == "amount"
+    desc = q.sort_order != "asc"
     filters = {
         "chain": key,
         "addresses": addrs,
         "asset": asset,
-        "min": str(minUtxoAmount),
-        "spent": includeSpent,
+        "min": str(q.min_amount),
+        "spent": q.include_spent,
         "by": "amount" if by_amount else "timestamp",
         "d": desc,
     }
-    pg = page(st, "primary_utxos", filters, pageToken, pageSize, arity=2)
-    min_amount = _at_least(minUtxoAmount)
+    pg = page(st, route, filters, q.page_token, q.page_size, arity=2)
     with read_conn(st) as conn:
         rows = queries.list_utxos(
             conn,
             queries.Window(key, addrs, pg.after, pg.size + 1, desc),
-            include_spent=includeSpent,
-            min_amount=min_amount,
+            include_spent=q.include_spent,
+            min_amount=_at_least(q.min_amount),
             asset_id=asset,
             by_amount=by_amount,
         )
@@ -422,6 +428,26 @@ def list_utxos(
             out["credentials"] = creds
         utxos.append(out)
     return JsonResponse(with_token({"utxos": utxos, "chainInfo": chain_info(key, net)}, token))
+
+
+@router.get(
+    "/v1/networks/{network}/blockchains/{blockchainId}/utxos",
+    operation_id="getUtxosByAddresses",
+    responses={**ok("ListPChainUtxosResponse", "ListUtxosResponse"), **ERROR_RESPONSES},
+    response_model=None,
+)
+@on_store
+def list_utxos(
+    st: State,
+    q: UtxoQuery,
+    network: Network,
+    blockchain_id: BlockchainId,
+    addresses: Addresses = None,
+    pageSize: PageSize = 10,
+) -> JsonResponse:
+    return utxo_list(
+        st, "primary_utxos", network, blockchain_id, addresses, q._replace(page_size=pageSize)
+    )
 
 
 @router.get(

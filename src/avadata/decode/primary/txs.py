@@ -21,6 +21,7 @@ from avadata.decode.codec.utxos import consumed, exported, produced
 from avadata.decode.codec.xchain import CreateAssetTx, Vertex
 from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
 from avadata.decode.primary.blocks import BlockFacts
+from avadata.decode.primary.burns import burned, l1_deposit
 from avadata.decode.primary.credentials import move_credentials
 from avadata.decode.primary.l1 import l1_details, owner_record, refund_owners, refunded_validation
 from avadata.decode.primary.stakers import staker_record
@@ -139,6 +140,8 @@ def tx_record(chain: str, facts: BlockFacts, ts: int, position: int, tx: SignedT
         l1_validators=[],
         l1_refund=None,
         staker=None,
+        burned=_burned(unsigned),
+        l1_deposit=l1_deposit(unsigned),
     )
     return _with_p_facts(record, unsigned, tx_id, n_base, hrp) if chain == "P" else record
 
@@ -150,6 +153,19 @@ def _spends(chain: str, unsigned: Any) -> list[Spend]:
         spent = cb58_encode(ref.utxo_id)
         spends.append(Spend(spent, cb58_encode(ref.asset_id), amounts.get(spent), ref.imported))
     return spends
+
+
+def _burned(unsigned: Any) -> tuple[tuple[str, int], ...]:
+    """Its burns net of what it put into L1 validator balances (AVAX, the P-chain's one
+    asset)."""
+    found = burned(unsigned)
+    deposit = l1_deposit(unsigned)
+    if not (deposit and found):
+        return tuple(found.items())
+    # The deposit's asset first, kept even when the tx burned nothing else of it.
+    avax = max(found, key=lambda a: found[a])
+    rest = tuple((a, v) for a, v in found.items() if a != avax)
+    return ((avax, found[avax] - deposit), *rest)
 
 
 def _x_format(body: dict[str, Any], facts: BlockFacts, ts: int) -> None:

@@ -35,6 +35,7 @@ class BlockRows:
     address_txs: list[Row] = field(default_factory=list)
     address_utxos: list[Row] = field(default_factory=list)
     asset_txs: list[Row] = field(default_factory=list)
+    burns: list[Row] = field(default_factory=list)
     blocks: list[Row] = field(default_factory=list)
     assets: list[Row] = field(default_factory=list)
     l1_validators: list[Row] = field(default_factory=list)
@@ -177,6 +178,7 @@ def _tx_rows(rows: BlockRows, blockchain_id: str, block: Block, tx: Tx) -> None:
     rows.address_txs += address_tx_rows(
         blockchain_id, tx.addresses, height, ts, tx.position, tx.tx_hash
     )
+    rows.burns += _burn_rows(blockchain_id, tx)
     if tx.asset is not None:
         rows.assets.append({**tx.asset._asdict(), "blockchain_id": blockchain_id, "created_at": ts})
     if blockchain_id == "X":
@@ -197,6 +199,26 @@ def _tx_rows(rows: BlockRows, blockchain_id: str, block: Block, tx: Tx) -> None:
             "body": orjson.dumps(tx.body).decode(),
         }
     )
+
+
+# BigInteger's bound: an asset's burn beyond it is not kept (AVAX amounts never reach it).
+_BIGINT = 2**63
+
+
+def _burn_rows(blockchain_id: str, tx: Tx) -> list[Row]:
+    """One row per asset the tx burned; the first (the deposit's asset) carries its L1
+    deposit."""
+    return [
+        {
+            "asset_id": a,
+            "blockchain_id": blockchain_id,
+            "tx_hash": tx.tx_hash,
+            "burned": v,
+            "l1_deposit": tx.l1_deposit if k == 0 else 0,
+        }
+        for k, (a, v) in enumerate(tx.burned)
+        if v < _BIGINT
+    ]
 
 
 def _assets_of(tx: Tx) -> set[str]:
