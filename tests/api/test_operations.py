@@ -204,6 +204,12 @@ def test_bad_bodies_are_400s_naming_the_field(keyed: Keyed, body: Any, field: st
     assert err["message"].startswith(field), err
 
 
+def test_a_body_that_is_not_json_is_a_400_naming_the_body(keyed: Keyed) -> None:
+    c, mine, _, _ = keyed
+    r = c.post(EXPORT, content=b"{", headers={**mine, "content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["message"].startswith("body: must be valid JSON")
+
+
 def test_a_malformed_operation_id_is_a_400(keyed: Keyed) -> None:
     c, mine, _, _ = keyed
     r = c.get("/v1/operations/not-a-uuid", headers=mine)

@@ -24,7 +24,36 @@ async function failure(call) {
   }
 }
 
+async function completed(request) {
+  const made = await mine.exportTransactions(request, opts);
+  const deadline = Date.now() + 60_000;
+  let done = await mine.getResult({ operationId: made.operationId }, opts);
+  while (done.operationStatus === "RUNNING" && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    done = await mine.getResult({ operationId: made.operationId }, opts);
+  }
+  return { made, done };
+}
+
 try {
+  if (args.primary) {
+    // A store holding a primary network: the three primary-network export types.
+    step = "primary exports";
+    out.primaryExports = {};
+    for (const type of ["TRANSACTION_EXPORT_PRIMARY_NETWORK", "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE"]) {
+      out.primaryExports[type] = await completed({
+        type,
+        firstDate: "2023-11-14",
+        options: { includeChains: ["p-chain"], addresses: args.primaryAddresses },
+      });
+    }
+    out.theirGet = await failure(() =>
+      theirs.getResult({ operationId: out.primaryExports.TRANSACTION_EXPORT_PRIMARY_NETWORK.made.operationId }, opts),
+    );
+    out.ok = true;
+    console.log(JSON.stringify(out));
+    process.exit(0);
+  }
   step = "exportTransactions";
   const made = await mine.exportTransactions(
     {

@@ -28,7 +28,7 @@ from avadata.store.schema import evm_txs
 from tests.exports import truth
 from tests.support.server import free_port
 
-TXS = 20_000
+TXS = 6_000
 OTHER = api_store.account(7)
 
 

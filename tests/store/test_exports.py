@@ -1,10 +1,12 @@
 """The exports' store functions on both engines: operations scoped by owner and moved only
-while running; the keyset batches (a chain's, several addresses' merged) walking every
-transaction once; the date-to-block search; and the worker writing CSV and Parquet that equal
-the synthetic chain's own records, also after a crash between a write and its mark."""
+while running; the keyset batches (a chain's, several addresses' merged, a primary chain's)
+walking every transaction once; the date-to-block search; the worker writing CSV and Parquet
+that equal the synthetic chain's own records, also after a crash between a write and its
+mark."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +14,18 @@ import pyarrow.parquet as pq
 import pytest
 from sqlalchemy import Engine, select
 
+from avadata.decode.codec.ids import bech32_address
 from avadata.exports.plan import Part, Plan, Position
 from avadata.exports.worker import ExportWorker
+from avadata.indexer.primary.chain import index_chain
 from avadata.settings import Settings
 from avadata.store.exports import jobs, reads
 from avadata.store.schema import evm_blocks
 from avadata.store.writer import mark_chain, write_evm_batch
 from tests.api.synthetic import ALICE, BOB, CAROL, CHAIN_ID, ERC20, N_BLOCKS, Chain, build
 from tests.exports import truth
+from tests.primary.test_index_api import _source
+from tests.primary.test_ingest import A, _chain
 
 
 def _filled(engine: Engine) -> Chain:
@@ -163,3 +169,29 @@ def test_the_worker_resumes_a_crashed_export_exactly(
         assert table.column_names == truth.HEADER
         assert table.to_pylist() == truth.as_parquet(want)
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+@pytest.mark.parametrize("limit", [1, 4, 100])
+def test_a_primary_chain_walks_every_transaction_once(engine: Engine, limit: int) -> None:
+    blocks, ids = _chain(12)  # block i at 1_700_000_000 + i, one tx each; A in every one
+    asyncio.run(index_chain(engine, _source(blocks, []), "P", "P"))
+
+    def walk(addresses: tuple[str, ...], times: Any, types: tuple[str, ...] = ()) -> list[str]:
+        out: list[str] = []
+        after = None
+        with engine.connect() as conn:
+            while True:
+                batch = reads.primary_batch(conn, "P", addresses, times, types, after, limit)
+                out += [r.tx_hash for r in batch.rows]
+                after = batch.after
+                if batch.done:
+                    return out
+
+    a = bech32_address(A, "fuji")
+    assert walk((), (None, None)) == ids
+    assert walk((a,), (None, None)) == ids
+    assert walk((), (1_700_000_003, 1_700_000_007)) == ids[3:8]
+    assert walk((), (None, None), ("AddValidatorTx",)) == []
+    with engine.connect() as conn:
+        assert reads.primary_span(conn, "P") == (1_700_000_000, 1_700_000_011)
+        assert reads.primary_span(conn, "X") is None

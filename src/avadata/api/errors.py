@@ -86,6 +86,8 @@ def _describe(err: dict[str, Any]) -> str:
     name = ".".join(str(p) for p in loc[1:]) or str(where)
     kind = err.get("type", "")
     ctx: dict[str, Any] = err.get("ctx") or {}
+    if kind == "json_invalid":  # its loc is ("body", offset): name the body, not the offset
+        return f"body: must be valid JSON ({ctx.get('error', 'decode error')})"
     if kind == "missing":
         rule = f"the {where} parameter is required"
     elif kind in ("int_parsing", "int_from_float", "int_type"):

@@ -75,10 +75,12 @@ def report(result: Result, machine: str, command: str) -> str:
     rate = result.rows / result.seconds if result.seconds else 0.0
     return "\n".join(
         [
-            "| format | transactions | seconds | rows/s | file MB | peak RSS MB |",
+            "| format | transactions | seconds | rows/s | file MB | process peak RSS MB ¹ |",
             "|---|---:|---:|---:|---:|---:|",
             f"| {result.fmt} | {result.rows:,} | {result.seconds:.1f} | {rate:,.0f} | "
             f"{result.file_bytes / 1e6:.0f} | {result.peak_rss_mb:.0f} |",
+            "",
+            "¹ of the whole process: with a store built in the same run, the build's peak too.",
             "",
             f"Machine: {machine}",
             "",

@@ -48,12 +48,9 @@ _STATUS = [c[0] for c in _EVM].index("txStatus")
 
 
 def _evm_values(rows: Sequence[Any], _label: str) -> list[Values]:
-    out = []
-    for row in rows:
-        v = list(_EVM_GET(row))
-        v[_STATUS] = 1 if v[_STATUS] else 0  # a bool on PostgreSQL, 0/1 on SQLite
-        out.append(tuple(v))
-    return out
+    # txStatus as 1/0: the store's success is a bool (SQLite's 0/1 too, once decoded).
+    get, i = _EVM_GET, _STATUS
+    return [(t := get(r))[:i] + (int(t[i]),) + t[i + 1 :] for r in rows]
 
 
 _PRIMARY = (

@@ -78,27 +78,30 @@ class CsvSink:
     def __init__(self, directory: Path, operation_id: str, columns: Columns, mark: int) -> None:
         self.final = final_path(directory, operation_id, "csv")
         self.path = self.final.with_name(self.final.name + ".partial")
-        exists = self.path.exists()
-        if mark and (not exists or self.path.stat().st_size < mark):
-            raise LostFile(f"{self.path} is gone or shorter than its {mark} bytes written")
-        self._raw = open(self.path, "r+b" if exists else "w+b")  # noqa: SIM115 (kept open)
-        self._raw.truncate(mark)
-        self._raw.seek(mark)
-        self._text = io.TextIOWrapper(self._raw, encoding="utf-8", newline="")
-        self._csv = csv.writer(self._text, lineterminator="\n")
+        if mark:
+            if not self.path.exists() or self.path.stat().st_size < mark:
+                raise LostFile(f"{self.path} is gone or shorter than its {mark} bytes written")
+            os.truncate(self.path, mark)
+        # Write-only, appending: each batch is formatted in memory and written in one call.
+        self._raw = open(self.path, "ab" if mark else "wb")  # noqa: SIM115 (kept open)
         self._pending = 0
         if mark == 0:
-            self._csv.writerow(columns.names)
+            self._put([columns.names])
+
+    def _put(self, values: Sequence[Sequence[Any]]) -> None:
+        text = io.StringIO()
+        csv.writer(text, lineterminator="\n").writerows(values)
+        self._raw.write(text.getvalue().encode())
 
     def write(self, values: Sequence[Values]) -> None:
-        self._csv.writerows(values)
+        self._put(values)
         self._pending += len(values)
 
     def pending(self) -> int:
         return self._pending
 
     def mark(self) -> int:
-        self._text.flush()
+        self._raw.flush()
         os.fsync(self._raw.fileno())
         self._pending = 0
         return self._raw.tell()
@@ -110,8 +113,8 @@ class CsvSink:
         return self.final
 
     def close(self) -> None:
-        if not self._text.closed:
-            self._text.close()
+        if not self._raw.closed:
+            self._raw.close()
 
 
 class ParquetSink:
