@@ -470,3 +470,42 @@ def test_the_sdk_parses_every_answer(db_url: str, node: Node) -> None:
     assert out["utxosV2"]["p-chain"]["pages"] > 1
     assert len(out["chainIds"]["addresses"]) == 2
     assert Decimal(out["supply"]["totalSupply"]) > 0
+
+
+def test_the_reads_follow_the_addresses_keys_not_the_utxo_set(tmp_path: Path) -> None:
+    """SQLite's plans (no statistics, as a store has): every read starts from an address's
+    links, a primary key or a partial index, never from a scan of the UTXOs or their
+    consuming_tx_hash index (every unspent UTXO)."""
+    from sqlalchemy import event
+
+    from avadata.store.primary.queries import addresses as queries
+    from avadata.store.primary.queries import supply as supply_queries
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'plans.db'}")
+    migrate(engine)
+    seen: list[tuple[str, Any]] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def capture(conn: Any, cursor: Any, sql: str, args: Any, *_: Any) -> None:
+        if sql.startswith("SELECT"):
+            seen.append((sql, args))
+
+    with engine.connect() as conn:
+        for at in (None, 5):
+            queries.owned_utxos(conn, "P", ["fuji1a", "fuji1b"], at)
+            queries.exported_utxos(conn, ["fuji1a", "fuji1b"], at)
+        queries.newest_links(conn, "P", ["fuji1a"])
+        queries.utxos_moved_by(conn, "P", "tx")
+        queries.chains_touched(conn, "fuji1a", ["P"])
+        supply_queries.locked_utxos(conn, 10)
+        supply_queries.l1_refunded(conn)
+        supply_queries.burns(conn, "asset")
+        event.remove(engine, "before_cursor_execute", capture)
+        for sql, args in seen:
+            plan = [str(r[3]) for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, args)]
+            for step in plan:
+                assert not step.startswith("SCAN primary_"), (sql, plan)
+                assert "consuming_tx_hash_utxo_id (consuming_tx_hash=?)" not in step or (
+                    "consuming_tx_hash = ?" in sql
+                ), (sql, plan)
+    engine.dispose()
