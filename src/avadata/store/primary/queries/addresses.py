@@ -29,9 +29,8 @@ def unspent() -> ColumnElement[bool]:
     """`consuming_tx_hash IS NULL` in a form no index serves: SQLite would otherwise walk its
     consuming_tx_hash index over every unspent UTXO of the store instead of the few rows the
     query's other keys lead to (PostgreSQL plans by its statistics either way)."""
-    empty: ColumnElement[str] = literal_column(
-        "''"
-    )  # literal: a bound '' makes SQLite plan it as `= ?`
+    # A literal: with a bound '' SQLite plans the comparison as `consuming_tx_hash = ?`.
+    empty: ColumnElement[str] = literal_column("''")
     return func.coalesce(u.consuming_tx_hash, empty) == empty
 
 
