@@ -386,6 +386,13 @@ def test_supply_adds_up_against_the_node(client: TestClient, node: Node) -> None
         if s.kind in ("validator", "delegator") and s.start <= state.time
     ]
     assert nano["totalStaked"] == sum(s.weight for s in active)
+    locked = sum(
+        c.amount
+        for book in books
+        for c in book
+        if c.asset == AVAX_ASSET_ID and any(_locks(c.output, state.time))
+    )
+    assert nano["totalLocked"] == locked
     assert body["lastUpdated"].endswith("Z")
 
 
@@ -470,3 +477,98 @@ def test_the_sdk_parses_every_answer(db_url: str, node: Node) -> None:
     assert out["utxosV2"]["p-chain"]["pages"] > 1
     assert len(out["chainIds"]["addresses"]) == 2
     assert Decimal(out["supply"]["totalSupply"]) > 0
+
+
+def test_the_reads_follow_the_addresses_keys_not_the_utxo_set(tmp_path: Path) -> None:
+    """SQLite's plans (no statistics, as a store has): every read starts from an address's
+    links, a primary key or a partial index, never from a scan of the UTXOs or their
+    consuming_tx_hash index (every unspent UTXO)."""
+    from sqlalchemy import event
+
+    from avadata.store.primary.queries import addresses as queries
+    from avadata.store.primary.queries import supply as supply_queries
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'plans.db'}")
+    migrate(engine)
+    seen: list[tuple[str, Any]] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def capture(conn: Any, cursor: Any, sql: str, args: Any, *_: Any) -> None:
+        if sql.startswith("SELECT"):
+            seen.append((sql, args))
+
+    with engine.connect() as conn:
+        for at in (None, 5):
+            queries.owned_utxos(conn, "P", ["fuji1a", "fuji1b"], at)
+            queries.exported_utxos(conn, ["fuji1a", "fuji1b"], at)
+        queries.newest_links(conn, "P", ["fuji1a"])
+        queries.utxos_moved_by(conn, "P", "tx")
+        queries.chains_touched(conn, "fuji1a", ["P"])
+        supply_queries.locked_utxos(conn, 10)
+        supply_queries.l1_refunded(conn)
+        supply_queries.burns(conn, "asset")
+        event.remove(engine, "before_cursor_execute", capture)
+        for sql, args in seen:
+            plan = [str(r[3]) for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, args)]
+            for step in plan:
+                assert not step.startswith("SCAN primary_"), (sql, plan)
+                assert "consuming_tx_hash_utxo_id (consuming_tx_hash=?)" not in step or (
+                    "consuming_tx_hash = ?" in sql
+                ), (sql, plan)
+    engine.dispose()
+
+
+def test_locked_utxos_are_classed_by_their_locktimes(tmp_path: Path) -> None:
+    """A codec-built P-chain tx pays one address four outputs: under a platform locktime
+    ahead, under a stakeable lock ahead, without a lock, and under a locktime already passed.
+    Each lands in its class now; once both locks pass (blockTimestamp) all are spendable; the
+    supply counts the two locked ones and the one nAVAX the tx burned (the store's AVAX is
+    this chain's asset: the P-chain holds no other)."""
+    from avadata.decode.codec.components import (
+        AvaxBaseTx,
+        TransferableInput,
+        TransferableOutput,
+        TransferInput,
+        TransferOutput,
+    )
+    from avadata.decode.codec.pchain import BaseTx, PChainTx
+    from avadata.decode.codec.pchain_blocks import BanffStandardBlock
+    from avadata.indexer.primary.chain import index_chain
+    from avadata.store.identity import record_primary_network
+    from tests.primary.test_index_api import _source
+
+    asset, owner, t0 = bytes([7]) * 32, bytes([1]) * 20, 1_700_000_000
+    far = t0 + 10_000
+
+    def out(amount: int, locktime: int = 0, stakeable: int = 0) -> TransferableOutput:
+        inner = TransferOutput(amount, locktime, 1, (owner,))
+        return TransferableOutput(asset, LockOut(stakeable, inner) if stakeable else inner)
+
+    outs = (out(100, locktime=far), out(200, stakeable=far), out(300), out(400, locktime=t0 - 1))
+    spend = TransferableInput(bytes([9]) * 32, 0, asset, TransferInput(1_001, (0,)))
+    tx = PChainTx(
+        unsigned=BaseTx(base=AvaxBaseTx(5, bytes(32), outs, (spend,), b"")), credentials=()
+    )
+    block = api.encode_p_block(BanffStandardBlock(t0, bytes(32), 0, (tx,)))
+    engine = make_engine(f"sqlite:///{tmp_path / 'locks.db'}")
+    migrate(engine)
+    asyncio.run(index_chain(engine, _source([block], []), "P", "P"))
+    record_primary_network(engine, 5)
+    settings = Settings(db_url=str(engine.url), page_token_secret=SECRET)
+    a = cb58_encode(asset)
+    with TestClient(create_app(settings)) as c:
+        path = BASE.format("p-chain") + "balances"
+        now = get(c, path, addresses=fuji(owner))["balances"]
+        assert _sums(now["lockedPlatform"]) == {(a, ""): (100, 1)}
+        assert _sums(now["lockedStakeable"]) == {(a, ""): (200, 1)}
+        assert _sums(now["unlockedUnstaked"]) == {(a, ""): (700, 2)}
+        later = get(c, path, addresses=fuji(owner), blockTimestamp=far + 1)["balances"]
+        assert _sums(later["unlockedUnstaked"]) == {(a, ""): (1_000, 4)}
+        assert not later["lockedPlatform"] and not later["lockedStakeable"]
+        before = get(c, path, addresses=fuji(owner), blockTimestamp=t0 - 1)["balances"]
+        assert all(not items for items in before.values())
+        supply = get(c, "/v1/avax/supply")
+        conforms(supply, "AvaxSupplyResponse")
+        assert supply["totalLocked"] == "0.0000003"
+        assert supply["totalPBurned"] == "0.000000001"
+    engine.dispose()

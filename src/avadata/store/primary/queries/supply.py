@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, literal_column, select
 
 from avadata.records.primary import PRIMARY_SUBNET
+from avadata.store.primary.queries.addresses import unspent
 from avadata.store.schema import (
     metric_sums,
     primary_l1_refunds,
@@ -61,7 +62,8 @@ def l1_refunded(conn: Connection) -> int:
     """nAVAX given back out of L1 validator balances (disables, removals) whose refund UTXO
     the store holds."""
     f, u = primary_l1_refunds.c, primary_utxos.c
-    stmt = select(u.amount).join(primary_l1_refunds, f.utxo_id == u.utxo_id)
+    # An IN over the refunds (few): each is one primary-key search of primary_utxos.
+    stmt = select(u.amount).where(u.utxo_id.in_(select(f.utxo_id)))
     return sum(int(a) for (a,) in conn.execute(stmt))
 
 
@@ -80,7 +82,10 @@ def locked_utxos(conn: Connection, now: int) -> Sequence[Any]:
     found: dict[str, Any] = {}
     for column in (u.platform_locktime, u.stakeable_locktime):
         stmt = select(u.utxo_id, u.tx_hash, u.asset_id, u.amount, u.staked, u.created_on).where(
-            column > 0, column > now, u.consuming_tx_hash.is_(None)
+            # The literal 0 lets SQLite prove the partial index applies (a bound one does not).
+            column > literal_column("0"),
+            column > now,
+            unspent(),
         )
         for r in conn.execute(stmt):
             found.setdefault(str(r.utxo_id), r)
