@@ -21,8 +21,8 @@ from avadata.indexer.primary.run import index_node
 from avadata.metrics import l1_fees, staking
 from avadata.metrics.staking import NetworkMetric
 from avadata.settings import Settings
-from avadata.store.metrics import l1_reads, staking_reads
 from avadata.store.engine import make_engine
+from avadata.store.metrics import l1_reads, staking_reads
 from avadata.store.metrics.rebuild import rebuild
 from avadata.store.primary.queries.validators import p_chain_now
 from avadata.store.schema import (

@@ -32,7 +32,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -104,7 +104,7 @@ class StoreCollector(Collector):
     def __init__(self, state: AppState) -> None:
         self.state = state
 
-    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+    def collect(self) -> Iterator[Metric]:
         now = int(time.time())
         head = GaugeMetricFamily(
             "avadata_index_head_block", "Newest indexed block of each EVM chain", labels=["chain"]

@@ -155,22 +155,22 @@ def _replay_l1(
     if not events and not pr.boundaries(prev, now):
         return
     accounts, firsts = _accounts(conn)
-    for vid, e in events:
+    for vid, first in events:
         if vid not in accounts:
-            accounts[vid], firsts[vid] = pr.Account(), e.timestamp
+            accounts[vid], firsts[vid] = pr.Account(), first.timestamp
     rows: pr.DayRows = {}
     t = prev
     # The events, then `now` (None): the day ends before each are closed first.
     steps: list[tuple[str, Event | None]] = [*events, ("", None)]
-    for vid, e in steps:
-        upto = now if e is None else e.timestamp
+    for vid, step in steps:
+        upto = now if step is None else step.timestamp
         for boundary in pr.boundaries(t, upto):
             for other, acc in accounts.items():
                 if pr.paying(acc):
                     pr.close_day(other, acc, boundary, rows)
         t = upto if t is None else max(t, upto)
-        if e is not None:
-            pr.apply_event(vid, accounts[vid], e, rows)
+        if step is not None:
+            pr.apply_event(vid, accounts[vid], step, rows)
     _write_accounts(conn, accounts, firsts)
     if rows:
         f = metric_l1_fee_days.c
@@ -218,12 +218,7 @@ def _write_accounts(
         conn,
         metric_l1_accounts,
         keys=("validation_id",),
-        set_=lambda ex: {
-            "balance": ex.balance,
-            "since": ex.since,
-            "subnet_id": ex.subnet_id,
-            "node_id": ex.node_id,
-        },
+        set_=lambda ex: {c: ex[c] for c in ("balance", "since", "subnet_id", "node_id")},
     )
     conn.execute(
         stmt,
