@@ -119,6 +119,8 @@ evm_blocks = Table(
     Column("fees_spent", U256(), nullable=False),
     # Transactions in this block and every earlier indexed block of the chain.
     Column("cumulative_txs", BigInteger, nullable=False),
+    # The header's timeMilliseconds (sub-second blocks, ACP-226); NULL where it has none.
+    Column("time_ms", BigInteger),
     PrimaryKeyConstraint("chain_id", "number"),
     Index(None, "chain_id", "hash"),
 )
@@ -397,6 +399,8 @@ metric_blocks = Table(
     Column("timestamp", BigInteger, nullable=False),
     Column("tx_count", Integer, nullable=False),
     Column("gas_used", BigInteger, nullable=False),
+    # The block's time in milliseconds where its header says (maxTps/maxGps samples use it).
+    Column("time_ms", BigInteger),
     PrimaryKeyConstraint("chain_id", "number"),
     sqlite_with_rowid=False,
 )

@@ -1,5 +1,6 @@
-"""The P-chain's metric rollups (staking and L1 validator fee series rolled up while indexing)
-and the rows-written counters GET /metrics reads.
+"""The P-chain's metric rollups (staking and L1 validator fee series rolled up while indexing),
+the rows-written counters GET /metrics reads, and the blocks' millisecond times (sub-second
+blocks, ACP-226: evm_blocks.time_ms and metric_blocks.time_ms, NULL for blocks indexed before).
 
 Why: the staking and L1 fee series were computed per request from every validation period
 and every L1 validation tx; the primary indexer now keeps them (store/metrics/pchain_writer.py).
@@ -24,6 +25,9 @@ depends_on: str | None = None
 
 
 def upgrade() -> None:
+    # Sub-second blocks (ACP-226): the header's timeMilliseconds, where it has one.
+    for table in ("evm_blocks", "metric_blocks"):
+        op.add_column(table, sa.Column("time_ms", sa.BigInteger, nullable=True))
     op.create_table(
         "metric_p_clock",
         sa.Column("chain", sa.String(8), nullable=False),
@@ -96,3 +100,6 @@ def downgrade() -> None:
         "metric_p_clock",
     ):
         op.drop_table(table)
+    for table in ("metric_blocks", "evm_blocks"):
+        with op.batch_alter_table(table) as batch:
+            batch.drop_column("time_ms")
