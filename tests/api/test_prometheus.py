@@ -124,3 +124,45 @@ def test_l1_balances_and_runway(world: World) -> None:
         assert abs(balances[vid] - v.remaining(p_now)) < FEE_PER_SECOND, vid
         left = balances[vid] // FEE_PER_SECOND - max(0, now - p_now)
         assert abs(runways[vid] - max(0, left)) <= 2, vid
+
+
+def test_rows_written_per_source_and_table(world: World) -> None:
+    """The indexer's counters, read from the store by the API process: each table's count
+    equals the rows the store holds for that source (every batch here was written once and
+    its rows were new)."""
+    from sqlalchemy import func, select
+
+    from avadata.store.engine import make_engine
+    from avadata.store.schema import evm_blocks, evm_txs, primary_txs
+
+    c = world[0]
+    m = _scrape(c)
+    got = {
+        (s.labels["source"], s.labels["table"]): s.value
+        for s in m["avadata_rows_written"]
+        if s.name == "avadata_rows_written_total"
+    }
+    engine = make_engine(c.app.state.avadata.settings.db_url)
+    try:
+        with engine.connect() as conn:
+            want = {
+                ("7", "evm_blocks"): conn.execute(
+                    select(func.count()).where(evm_blocks.c.chain_id == 7)
+                ).scalar(),
+                ("7", "evm_txs"): conn.execute(
+                    select(func.count()).where(evm_txs.c.chain_id == 7)
+                ).scalar(),
+            }
+            x, p = (
+                conn.execute(
+                    select(func.count()).where(primary_txs.c.blockchain_id == chain)
+                ).scalar()
+                for chain in ("X", "P")
+            )
+    finally:
+        engine.dispose()
+    want[("P", "primary_txs")] = p
+    assert all(v for v in want.values()), want
+    assert {k: got.get(k) for k in want} == want
+    # The X-chain's txs came from its vertex index and its block index (two cursors).
+    assert got.get(("X", "primary_txs"), 0) + got.get(("X/vtx", "primary_txs"), 0) == x

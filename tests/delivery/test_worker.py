@@ -186,3 +186,39 @@ def test_positions_page_exactly_through_many_rows_per_transaction(store) -> None
             after = page[-1]
     reader.dispose()
     assert got == picked
+
+
+def test_deliveries_counted_on_the_serving_process_metrics(store) -> None:
+    """Every POST is counted by outcome, and GET /metrics of the app the worker is watched by
+    serves the counts (parsed by prometheus_client's own parser); truth: what the receiver
+    answered."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from avadata.api.app import create_app
+    from avadata.api.prometheus import watch_deliveries
+    from tests.api.http import TestClient
+
+    url, chain, writer = store
+    expected = _expected(chain)
+    with receiving(lambda n, _m: 500 if n in (2, 5, 6) else 200) as (rec, hook_url):
+        _hook(writer, hook_url)
+        worker = _worker(url, writer)
+        app = create_app(Settings(db_url=url))
+        watch_deliveries(app, worker.counts)
+        worker.start()
+        try:
+            _wait(lambda: len(rec.arrivals()) >= len(expected))
+            time.sleep(0.2)
+        finally:
+            worker.stop()
+        with TestClient(app) as c:
+            text = c.get("/metrics").text
+    samples = {
+        s.labels["outcome"]: s.value
+        for f in text_string_to_metric_families(text)
+        if f.name == "avadata_webhook_deliveries"
+        for s in f.samples
+        if s.name == "avadata_webhook_deliveries_total"
+    }
+    assert samples == {"acknowledged": len(rec.arrivals()), "failed": 3, "refused": 0}
+    assert rec.calls == len(rec.arrivals()) + 3

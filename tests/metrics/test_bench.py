@@ -20,6 +20,10 @@ def test_run_and_report(tmp_path: Path) -> None:
     )
     assert result.written.txs == 2_000 and 0 < result.written.share < 1
     assert all(len(xs) == 3 for xs in result.latency.samples_ms.values())
+    # The P-chain's series are timed too (each answered 200: `latency` raises otherwise).
+    cases = result.latency.samples_ms
+    assert {"staking validatorCount x100", "L1 validationRunwaySeconds"} <= cases.keys()
+    assert result.written.pchain_s > 0
     text = metrics.report(result, rounds=3, machine="test machine", command="avadata bench metrics")
     assert "metric requests p99 under 10 ms: " in text
     assert "rollup share of the store write alone: " in text and "bench ingest" in text

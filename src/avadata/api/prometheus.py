@@ -7,8 +7,12 @@ Stage: api. Two halves:
   and status. Its per-request cost is two dict look-ups, a counter increment and a histogram
   observation; label children are cached so `labels()` runs once per series.
 - `StoreCollector`, read at scrape time from the store: each EVM chain's indexed head and its
-  lag (now minus the head block's timestamp), each primary chain's head container, and every
-  L1 validation's balance and runway from the fee replay (metrics/l1_fees.py).
+  lag (now minus the head block's timestamp), each primary chain's head container, every
+  L1 validation's balance and runway from the P-chain rollup's fee replay, and the rows each
+  writer committed (store/metrics/rows_written.py: the indexer is another process, so its
+  counters are in the store).
+- `DeliveryCollector`: the webhook deliveries of the delivery worker `avadata serve` runs in
+  this same process (`watch_deliveries`), counted in memory.
 
 Each app has its own registry (tests build many apps in one process).
 """
@@ -16,7 +20,7 @@ Each app has its own registry (tests build many apps in one process).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -28,14 +32,14 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from avadata.api.deps import AppState, read_conn
-from avadata.api.metrics.l1 import l1_book
-from avadata.metrics import l1_fees
-from avadata.store.metrics import prom_reads, staking_reads
+from avadata.metrics import pchain_rollup
+from avadata.metrics.l1_fees import FEE_PER_SECOND
+from avadata.store.metrics import pchain_reads, prom_reads, rows_written
 
 router = APIRouter()
 
@@ -100,7 +104,7 @@ class StoreCollector(Collector):
     def __init__(self, state: AppState) -> None:
         self.state = state
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[Metric]:
         now = int(time.time())
         head = GaugeMetricFamily(
             "avadata_index_head_block", "Newest indexed block of each EVM chain", labels=["chain"]
@@ -123,11 +127,13 @@ class StoreCollector(Collector):
             for blockchain_id, index in prom_reads.primary_heads(conn):
                 primary.add_metric([blockchain_id], index)
             l1 = list(_l1_gauges(conn, now))
-        yield from (head, lag, primary, *l1)
+            rows = _rows_written(conn)
+        yield from (head, lag, primary, *l1, rows)
 
 
 def _l1_gauges(conn: Any, now: int) -> Iterator[GaugeMetricFamily]:
-    """Balance and runway of every L1 validation, replayed to the P-chain's newest time."""
+    """Balance and runway of every L1 validation at the P-chain's newest time, from the P-chain
+    rollup's fee replay state (store/metrics/pchain_reads.py)."""
     labels = ["validation_id", "subnet_id", "node_id"]
     balance = GaugeMetricFamily(
         "avadata_l1_validator_balance_navax",
@@ -139,20 +145,59 @@ def _l1_gauges(conn: Any, now: int) -> Iterator[GaugeMetricFamily]:
         "Seconds until the L1 validator's balance runs out at the current fee (0: not paying)",
         labels=labels,
     )
-    p_now = staking_reads.newest(conn)
-    if p_now is not None:
-        book = l1_book(conn, p_now)
-        for vid, subnet, node in book.validations:
-            r = book.replays.get(vid, l1_fees.Replay([], 0, None))
-            balance.add_metric([vid, subnet, node], r.balance)
-            left = 0 if r.deactivates_at is None else max(0, r.deactivates_at - max(now, p_now))
-            runway.add_metric([vid, subnet, node], left)
+    clock = pchain_reads.clock(conn)
+    if clock is not None:
+        for vid, subnet, node, _, state in pchain_reads.l1_accounts(conn):
+            left = pchain_rollup.tail(state, clock.now)[1]
+            balance.add_metric([vid, subnet, node], left)
+            ends = clock.now + left // FEE_PER_SECOND
+            runway.add_metric([vid, subnet, node], max(0, ends - max(now, clock.now)))
     yield balance
     yield runway
 
 
+def _rows_written(conn: Any) -> CounterMetricFamily:
+    rows = CounterMetricFamily(
+        "avadata_rows_written",
+        "Rows the indexer handed to the store, per source (EVM chain ID or primary chain) and"
+        " table; a replayed batch counts again",
+        labels=["source", "table"],
+    )
+    for source, table, n in rows_written.read(conn):
+        rows.add_metric([source, table], n)
+    return rows
+
+
+class DeliveryCollector(Collector):
+    """Webhook deliveries of this process's delivery worker (`avadata serve` hosts it, so the
+    counts are in the process that answers /metrics), by outcome."""
+
+    def __init__(self, counts: Callable[[], Mapping[str, int]]) -> None:
+        self.counts = counts
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        family = CounterMetricFamily(
+            "avadata_webhook_deliveries",
+            "Webhook message POSTs by outcome: acknowledged (2xx), failed (another status or"
+            " no answer; retried), refused (a target the settings forbid; retried)",
+            labels=["outcome"],
+        )
+        for outcome, n in sorted(self.counts().items()):
+            family.add_metric([outcome], n)
+        yield family
+
+
+def watch_deliveries(app: Any, counts: Callable[[], Mapping[str, int]]) -> None:
+    """Expose a delivery worker's counts (`DeliveryWorker.counts`) on `app`'s /metrics."""
+    registry_of_app(app).register(DeliveryCollector(counts))
+
+
 def registry_of(request: Request) -> CollectorRegistry:
-    registry: CollectorRegistry = request.app.state.avadata_prometheus
+    return registry_of_app(request.app)
+
+
+def registry_of_app(app: Any) -> CollectorRegistry:
+    registry: CollectorRegistry = app.state.avadata_prometheus
     return registry
 
 

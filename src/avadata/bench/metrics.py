@@ -3,9 +3,11 @@
 Stage: bench (measures the metrics stage). Writes a synthetic chain spanning `days` days (`txs`
 transactions from a pool of `accounts` addresses, some ERC-20 transfers and contract
 creations) through the real store writer with the real applier, timing the applier's share of
-the write; then times metric requests (hourly pages of 2,160 points, daily series, aggregates)
-through the real app. `run` does the work and `report` renders the docs/benchmarks.md section;
-the CLI only parses options and writes the section.
+the write; then rolls up a synthetic P-chain staking and L1 history of the same days
+(pchain_metrics.py) and times metric requests (hourly pages of 2,160 points, daily series,
+aggregates, the staking, L1 fee and runway series) through the real app. `run` does the
+work and `report` renders the docs/benchmarks.md section; the CLI only parses options and
+writes the section.
 
 The share is of the *write* only; real ingest also fetches and decodes from a node, so the
 share of ingest time is lower than the figure printed here.
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from avadata.bench import pchain_metrics
 from avadata.records import (
     Block,
     CallType,
@@ -40,6 +43,8 @@ from avadata.store.types import Connection, Engine
 from avadata.store.writer import mark_chain, write_evm_batch
 
 T0 = 1_735_689_600  # 2025-01-01T00:00:00Z
+# L1 validations of the synthetic P-chain history (pchain_metrics.py).
+L1_VALIDATIONS = 200
 
 
 @dataclass(slots=True)
@@ -48,6 +53,8 @@ class WriteFigures:
     blocks: int = 0
     write_s: float = 0.0
     rollup_s: float = 0.0
+    # The P-chain rollup over the synthetic staking and L1 history (pchain_metrics.py).
+    pchain_s: float = 0.0
 
     @property
     def share(self) -> float:
@@ -206,11 +213,18 @@ def write(engine: Engine, chain_id: int, parts: list[EvmBatch]) -> WriteFigures:
 WARMUP = 20  # untimed requests per case before the timed ones
 
 
+Cases = dict[str, tuple[str, dict[str, str | int]]]
+
+
 def latency(
-    get: Callable[[str, dict[str, str | int]], int], chain_id: int, rounds: int
+    get: Callable[[str, dict[str, str | int]], int],
+    chain_id: int,
+    rounds: int,
+    extra: Cases | None = None,
 ) -> LatencyFigures:
-    """Time metric requests; `get(path, params)` returns the HTTP status."""
-    cases: dict[str, tuple[str, dict[str, str | int]]] = {
+    """Time metric requests; `get(path, params)` returns the HTTP status. `extra` cases name
+    their path whole (the P-chain's series: pchain_metrics.cases)."""
+    cases: Cases = {
         "txCount hour x2160": ("txCount", {"timeInterval": "hour", "pageSize": 2160}),
         "activeAddresses hour x2160": (
             "activeAddresses",
@@ -227,16 +241,18 @@ def latency(
         "rolling avgTps": ("rolling:avgTps", {}),
         "rolling activeAddresses": ("rolling:activeAddresses", {}),
         "rolling deployers": ("rolling:deployers", {}),
+        **(extra or {}),
     }
     out = LatencyFigures()
     for name, (metric, params) in cases.items():
         xs = out.samples_ms.setdefault(name, [])
         kind, _, rolling = metric.partition("rolling:")
-        path = (
-            f"/v2/chains/{chain_id}/rollingWindowMetrics/{rolling}"
-            if rolling
-            else f"/v2/chains/{chain_id}/metrics/{kind}"
-        )
+        if metric.startswith("/"):
+            path = metric
+        elif rolling:
+            path = f"/v2/chains/{chain_id}/rollingWindowMetrics/{rolling}"
+        else:
+            path = f"/v2/chains/{chain_id}/metrics/{kind}"
         # Steady state is what is measured: the first requests of a case also pay for
         # warming caches (SQLite pages of a store written a moment ago, compiled statements).
         for _ in range(WARMUP):
@@ -266,7 +282,7 @@ class BenchResult:
     load_after: float
 
 
-def _serve_and_time(url: str, chain_id: int, rounds: int) -> LatencyFigures:
+def _serve_and_time(url: str, chain_id: int, rounds: int, extra: Cases) -> LatencyFigures:
     """Time requests against a real server in its own process (as deployed), one keep-alive
     client, so the figures include HTTP parsing and the event loop."""
     import httpx
@@ -300,13 +316,13 @@ def _serve_and_time(url: str, chain_id: int, rounds: int) -> LatencyFigures:
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.1)
-            return latency(lambda p, q: http.get(p, params=q).status_code, chain_id, rounds)
+            return latency(lambda p, q: http.get(p, params=q).status_code, chain_id, rounds, extra)
     finally:
         server.terminate()
         server.wait(timeout=10)
 
 
-def _in_process(url: str, chain_id: int, rounds: int) -> LatencyFigures:
+def _in_process(url: str, chain_id: int, rounds: int, extra: Cases) -> LatencyFigures:
     from avadata.api.app import create_app
     from avadata.settings import Settings
 
@@ -316,7 +332,7 @@ def _in_process(url: str, chain_id: int, rounds: int) -> LatencyFigures:
         from fastapi.testclient import TestClient
 
     with TestClient(create_app(Settings(db_url=url))) as client:
-        return latency(lambda p, q: client.get(p, params=q).status_code, chain_id, rounds)
+        return latency(lambda p, q: client.get(p, params=q).status_code, chain_id, rounds, extra)
 
 
 def run(
@@ -344,13 +360,15 @@ def run(
         generate_s = time.perf_counter() - t
         log(f"generated {txs} txs in {generate_s:.1f} s; writing to {url}")
         written = write(engine, chain_id, parts)
+        shape, written.pchain_s = pchain_metrics.write(engine, T0, days, l1=L1_VALIDATIONS)
     finally:
         engine.dispose()
     log(f"wrote {written.blocks} blocks, {written.txs} txs in {written.write_s:.1f} s")
+    extra = pchain_metrics.cases(shape)
     if in_process:
-        lat, where = _in_process(url, chain_id, rounds), "an in-process test client"
+        lat, where = _in_process(url, chain_id, rounds, extra), "an in-process test client"
     else:
-        lat = _serve_and_time(url, chain_id, rounds)
+        lat = _serve_and_time(url, chain_id, rounds, extra)
         where = "one `avadata serve` process on 127.0.0.1, one keep-alive httpx client"
     return BenchResult(url, generate_s, written, lat, where, load_before, os.getloadavg()[0])
 
@@ -374,7 +392,8 @@ def report(result: BenchResult, *, rounds: int, machine: str, command: str) -> s
     lines += [
         "",
         f"Write: {w.write_s:.1f} s in all, of which the rollup {w.rollup_s:.1f} s"
-        f" ({per_tx_us:.0f} us per transaction).",
+        f" ({per_tx_us:.0f} us per transaction). The P-chain rollup of a {L1_VALIDATIONS}"
+        f"-validation L1 and daily stakers over the same days: {w.pchain_s:.2f} s.",
         "",
         f"- metric requests p99 under {P99_TARGET_MS:g} ms: "
         + ("yes" if worst < P99_TARGET_MS else "NO")

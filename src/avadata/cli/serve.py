@@ -80,6 +80,9 @@ def serve(
 
     # Webhooks (docs/webhooks.md): delivered from this process, so `up` delivers too.
     delivery = DeliveryWorker(engine_for(db, read_only=True), engine_for(db), settings)
+    from avadata.api.prometheus import watch_deliveries
+
+    watch_deliveries(app, delivery.counts)
     delivery.start()
     from avadata.exports.worker import ExportWorker
 

@@ -172,6 +172,7 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
             tx_count=len(txs),
             miner=str(b.get("miner") or "0x" + "0" * 40).lower(),
             fees_spent=fees,
+            time_ms=optional_quantity(b.get("timeMilliseconds")),
         )
     )
     for ctx, calls in zip(ctxs, _trace_calls(raw, ctxs, bare), strict=True):

@@ -87,6 +87,19 @@ class DeliveryWorker:
         self._stop: asyncio.Event | None = None
         self._heads: dict[int, int] = {}
         self._moved: dict[int, asyncio.Event] = {}
+        # POSTs by outcome since start (GET /metrics of the serving process reads them).
+        self._counts = {"acknowledged": 0, "failed": 0, "refused": 0}
+        self._counts_lock = threading.Lock()
+
+    def counts(self) -> dict[str, int]:
+        """Messages POSTed since start, by outcome: acknowledged (2xx), failed (any other
+        answer, or none), refused (a target the settings forbid)."""
+        with self._counts_lock:
+            return dict(self._counts)
+
+    def _count(self, outcome: str) -> None:
+        with self._counts_lock:
+            self._counts[outcome] += 1
 
     # -- the thread ------------------------------------------------------------------------
 
@@ -262,6 +275,7 @@ class DeliveryWorker:
             reason = await asyncio.to_thread(targets.resolved_refusal, hook.url, True)
         if reason is not None:
             log.warning("webhook %s: not sent: %s", hook.webhook_id, reason)
+            self._count("refused")
             return False
         headers = signing.headers(secret, body, int(time.time()))
         try:
@@ -270,8 +284,11 @@ class DeliveryWorker:
             )
         except httpx.HTTPError as exc:
             log.info("webhook %s: %s: %s", hook.webhook_id, hook.url, type(exc).__name__)
+            self._count("failed")
             return False
         if 200 <= answer.status_code < 300:
+            self._count("acknowledged")
             return True
         log.info("webhook %s: %s answered %d", hook.webhook_id, hook.url, answer.status_code)
+        self._count("failed")
         return False

@@ -22,7 +22,7 @@ removal) refund the balance: it pays nothing more until an increase.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from avadata.metrics.buckets import DAY
@@ -109,7 +109,15 @@ TOTAL_METRICS = {
     "totalValidatorFeesDaily": DAILY,
     "totalPayingValidatorsDaily": PAYING,
 }
-VALIDATION_METRICS = {"validationCumulativeFeesDaily": CUMULATIVE, "validationFeesDaily": DAILY}
+# Ours (no hosted metric says it): per validation, its balance left for the fee and the
+# seconds it lasts at the current price, at each day's end (docs/compatibility.md, issue 22).
+BALANCE, RUNWAY = "balance", "runway"
+VALIDATION_METRICS = {
+    "validationCumulativeFeesDaily": CUMULATIVE,
+    "validationFeesDaily": DAILY,
+    "validationRemainingBalance": BALANCE,
+    "validationRunwaySeconds": RUNWAY,
+}
 NODE_METRICS = {"perNodeCumulativeFeesPaid": CUMULATIVE, "perNodeDailyFeesPaid": DAILY}
 SUBNET_METRICS = {
     "perSubnetDailyFeesPaid": DAILY,
@@ -124,21 +132,24 @@ def series(
     """(day, value) for every day in [first_day, last_day], newest first: nAVAX paid that day
     (DAILY), paid up to the day's end (CUMULATIVE), or validations that paid that day (PAYING)."""
     per_day: dict[int, int] = defaultdict(int)
-    before = 0
     for r in replays:
         if kind == PAYING:
             for d in paying_days(r.spans):
                 per_day[d] += 1
             continue
         for d, fee in daily_fees(r.spans).items():
-            if d < first_day:
-                before += fee
-            else:
-                per_day[d] += fee
+            per_day[d] += fee
+    return day_series(per_day, first_day, last_day, kind)
+
+
+def day_series(
+    per_day: Mapping[int, int], first_day: int, last_day: int, kind: str
+) -> list[tuple[int, int]]:
+    """`series` from each day's value (nAVAX paid, or validations paying), any days given."""
     days = range(first_day, last_day + 1, DAY)
     if kind != CUMULATIVE:
         return [(d, per_day.get(d, 0)) for d in reversed(days)]
-    out, total = [], before
+    out, total = [], sum(v for d, v in per_day.items() if d < first_day)
     for d in days:
         total += per_day.get(d, 0)
         out.append((d, total))

@@ -46,6 +46,8 @@ class BlockStats:
     # 0 for a block without transactions (0 is never larger than a real price).
     gas_price_max: int
     contracts: int
+    # The header's timeMilliseconds (sub-second blocks), None where it has none.
+    time_ms: int | None = None
 
 
 # Each address's distinct bucket starts in a batch, ascending. Grouped here, where the batch
@@ -119,6 +121,8 @@ class BlockLike(Protocol):
     def number(self) -> int: ...
     @property
     def timestamp(self) -> int: ...
+    @property
+    def time_ms(self) -> int | None: ...
 
 
 class TxLike(Protocol):
@@ -199,6 +203,7 @@ def changes_of(
                 gas_price_sum=sum(t.gas_price for t in txs),
                 gas_price_max=max((t.gas_price for t in txs), default=0),
                 contracts=creations.get(b.number, 0),
+                time_ms=b.time_ms,
             )
         )
     _participants(out, transactions, transfers)
@@ -256,10 +261,21 @@ def rate(amount: int, seconds: int) -> float:
     return amount / seconds if seconds > 0 else 0.0
 
 
-def block_sample(amount: int, timestamp: int, prev_timestamp: int) -> float:
+def block_sample(
+    amount: int,
+    timestamp: int,
+    prev_timestamp: int,
+    time_ms: int | None = None,
+    prev_time_ms: int | None = None,
+) -> float:
     """One maxTps/maxGps sample: `amount` over the time since the previous block.
 
-    Timestamps have one-second resolution, so a block stamped in the same second as its parent
-    (or, defensively, earlier) counts one second: the sample stays finite and comparable.
+    Where both headers carry timeMilliseconds (sub-second blocks, ACP-226) the time is theirs,
+    at least one millisecond. Otherwise timestamps have one-second resolution, so a block
+    stamped in the same second as its parent (or, defensively, earlier) counts one second:
+    the sample stays finite and comparable (on a sub-second chain without millisecond
+    headers, every block of a second then counts a whole second: maxTps too low).
     """
+    if time_ms is not None and prev_time_ms is not None:
+        return amount * 1000 / max(time_ms - prev_time_ms, 1)
     return amount / max(timestamp - prev_timestamp, 1)

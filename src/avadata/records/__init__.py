@@ -70,6 +70,9 @@ class Block(NamedTuple):
     miner: str
     # Sum over the block's receipts of gasUsed * effectiveGasPrice (wei).
     fees_spent: int
+    # The header's timeMilliseconds (Granite, ACP-226: sub-second blocks), None where the
+    # header has none; `timestamp` is its whole seconds.
+    time_ms: int | None = None
 
 
 class Transaction(NamedTuple):

@@ -35,6 +35,7 @@ BLOCK_COLUMNS = (
     "tx_count",
     "miner",
     "fees_spent",
+    "time_ms",
     "cumulative_txs",
 )
 
@@ -52,6 +53,7 @@ def block_row(b: Block, cumulative_txs: int) -> Row:
         b.tx_count,
         b.miner,
         b.fees_spent,
+        b.time_ms,
         cumulative_txs,
     )
 

@@ -119,6 +119,8 @@ evm_blocks = Table(
     Column("fees_spent", U256(), nullable=False),
     # Transactions in this block and every earlier indexed block of the chain.
     Column("cumulative_txs", BigInteger, nullable=False),
+    # The header's timeMilliseconds (sub-second blocks, ACP-226); NULL where it has none.
+    Column("time_ms", BigInteger),
     PrimaryKeyConstraint("chain_id", "number"),
     Index(None, "chain_id", "hash"),
 )
@@ -397,6 +399,8 @@ metric_blocks = Table(
     Column("timestamp", BigInteger, nullable=False),
     Column("tx_count", Integer, nullable=False),
     Column("gas_used", BigInteger, nullable=False),
+    # The block's time in milliseconds where its header says (maxTps/maxGps samples use it).
+    Column("time_ms", BigInteger),
     PrimaryKeyConstraint("chain_id", "number"),
     sqlite_with_rowid=False,
 )
@@ -488,6 +492,91 @@ metric_scopes = Table(
     Column("scope", String(24), nullable=False),
     Column("chain_ids", Text, nullable=False),
     PrimaryKeyConstraint("scope"),
+)
+
+# --- The P-chain's metric rollups (store/metrics/pchain_writer.py, written inside the P-chain
+# writer's transaction; docs/metrics.md). Only days the P-chain's time has passed are final;
+# the newest day is read from the marks and accounts at request time.
+
+# How far the P-chain rollup has gone: the newest rolled-up P block's height, the newest P tx
+# time (the P-chain's "now", as store/primary/queries/validators.p_chain_now) and the last
+# day whose staking values are closed into metric_staking_days.
+metric_p_clock = Table(
+    "metric_p_clock",
+    metadata,
+    Column("chain", String(8), nullable=False),
+    Column("height", BigInteger, nullable=False),
+    Column("now", BigInteger, nullable=False),
+    Column("closed_day", BigInteger),
+    PrimaryKeyConstraint("chain"),
+)
+
+# Staking boundaries not folded into a closed day yet: a validation period's start (edge s,
+# +weight) and end (edge e, -weight; moved to its removal's time when removed earlier).
+metric_staking_marks = Table(
+    "metric_staking_marks",
+    metadata,
+    Column("tx_hash", String(64), nullable=False),
+    Column("edge", String(1), nullable=False),
+    Column("subnet_id", String(64), nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("at", BigInteger, nullable=False),
+    Column("weight", U256(), nullable=False),
+    PrimaryKeyConstraint("tx_hash", "edge"),
+    Index(None, "subnet_id", "kind", "at"),
+    Index(None, "at", "tx_hash"),
+)
+
+# Stakers (count, weight) of a subnet's kind at each closed day's last second, dense from the
+# day of its first period's start.
+metric_staking_days = Table(
+    "metric_staking_days",
+    metadata,
+    Column("subnet_id", String(64), nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("day", BigInteger, nullable=False),
+    Column("count", BigInteger, nullable=False),
+    Column("weight", U256(), nullable=False),
+    PrimaryKeyConstraint("subnet_id", "kind", "day"),
+)
+
+# Each L1 validation's fee replay (metrics/l1_fees.py) as far as the rollup has gone: its
+# balance after paying up to `since` (an event's time or a day boundary; NULL before its first
+# event), and the time of its first tx (where its series start).
+metric_l1_accounts = Table(
+    "metric_l1_accounts",
+    metadata,
+    Column("validation_id", String(64), nullable=False),
+    Column("subnet_id", String(64)),
+    Column("node_id", String(64)),
+    Column("first_ts", BigInteger, nullable=False),
+    Column("balance", U256(), nullable=False),
+    Column("since", BigInteger),
+    PrimaryKeyConstraint("validation_id"),
+)
+
+# nAVAX each L1 validation paid per UTC day, and its balance at the day's end (its last event
+# or the day boundary): a day's row exists when the validation paid or had a tx that day.
+metric_l1_fee_days = Table(
+    "metric_l1_fee_days",
+    metadata,
+    Column("validation_id", String(64), nullable=False),
+    Column("day", BigInteger, nullable=False),
+    Column("fee", BigInteger, nullable=False),
+    Column("balance", U256(), nullable=False),
+    PrimaryKeyConstraint("validation_id", "day"),
+)
+
+# Rows each writer committed, per source (an EVM chain ID in decimal, or a primary chain's
+# blockchain ID) and table: raised in the writer's transaction, read by GET /metrics in any
+# process (the indexer is not the API's process).
+metric_rows_written = Table(
+    "metric_rows_written",
+    metadata,
+    Column("source", String(64), nullable=False),
+    Column("table_name", String(64), nullable=False),
+    Column("rows", BigInteger, nullable=False),
+    PrimaryKeyConstraint("source", "table_name"),
 )
 
 # Metrics API page tokens: a UUID names the query and where the next page starts, so any API
@@ -916,10 +1005,16 @@ __all__ = [
     "metric_blocks",
     "metric_counts",
     "metric_first_seen",
+    "metric_l1_accounts",
+    "metric_l1_fee_days",
     "metric_last_seen",
     "metric_members",
+    "metric_p_clock",
     "metric_page_tokens",
+    "metric_rows_written",
     "metric_scopes",
+    "metric_staking_days",
+    "metric_staking_marks",
     "metric_sums",
     "native_balances",
     "networks",

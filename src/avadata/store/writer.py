@@ -31,6 +31,7 @@ from avadata.store import rows as R
 from avadata.store.balances import ZERO_ADDRESS as ZERO_ADDRESS  # re-exported
 from avadata.store.batch_cache import Carried
 from avadata.store.cursors import EVM_SOURCE
+from avadata.store.metrics import rows_written
 from avadata.store.prepared import PreparedBatch, prepare
 from avadata.store.schema import chains, evm_blocks, metadata, tokens
 
@@ -223,6 +224,9 @@ def _write_rows(conn: Connection, batch: PreparedBatch, base_txs: int) -> None:
     bulk(conn, metadata.tables["internal_call_participants"], R.CALL_LINK_COLUMNS, call_links)
     links = R.transfer_links(batch.transfers)
     bulk(conn, metadata.tables["transfer_participants"], R.TRANSFER_LINK_COLUMNS, links)
+    written = {name: len(rows) for name, _, rows in batch.tables}
+    written |= {"evm_blocks": len(blocks), "internal_call_participants": len(call_links)}
+    rows_written.count(conn, str(batch.chain_id), written | {"transfer_participants": len(links)})
 
 
 def _write_tokens(conn: Connection, chain_id: int, infos: Sequence[TokenInfo]) -> None:

@@ -1,10 +1,12 @@
 """The L1 validator fee series: getTotalL1ValidatorMetrics, getMetricsByValidationId,
 getMetricsByNodeId and getMetricsBySubnetId.
 
-Stage: api. Each request replays the selected validations' P-chain txs (metrics/l1_fees.py)
-up to the P-chain's newest indexed block; the answer is `{"results": [...]}` with one point
-per UTC day, newest first, from the first of those validations' txs to the newest block's day
-(startTimestamp/endTimestamp clip it as on the chain series). Values are nAVAX.
+Stage: api. The P-chain rollup (store/metrics/pchain_reads.py) holds each validation's fees
+per closed day and its fee replay's state; a request adds the newest day's open part up to
+the P-chain's newest indexed tx (metrics/pchain_rollup.tail). The answer is
+`{"results": [...]}` with one point per UTC day, newest first, from the first of those
+validations' txs to the newest block's day (startTimestamp/endTimestamp clip it as on the
+chain series). Values are nAVAX, a count of validations, or seconds (validationRunwaySeconds).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import inspect
 from typing import Annotated, Any, NamedTuple
 
-import orjson
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
@@ -23,8 +24,10 @@ from avadata.api.metrics.models import MetricsApiResponse
 from avadata.api.metrics.service import Metrics, MetricsState
 from avadata.decode.codec.ids import cb58_decode
 from avadata.metrics import buckets, l1_fees
+from avadata.metrics import pchain_rollup as pr
 from avadata.metrics.buckets import Interval
-from avadata.store.metrics import l1_reads, staking_reads
+from avadata.store.metrics import pchain_reads
+from avadata.store.metrics.pchain_reads import L1Account
 from avadata.store.types import Connection
 
 router = APIRouter(tags=["Metrics"])
@@ -49,26 +52,14 @@ def _id(param: str, value: str, size: int, prefix: str = "") -> str:
     return value
 
 
-class L1Book(NamedTuple):
-    """Every L1 validation replayed to the P-chain's newest time."""
-
-    validations: list[tuple[str, str, str]]  # (validation ID, subnet ID, node ID)
-    replays: dict[str, l1_fees.Replay]
-    first_tx: dict[str, int]  # validation ID -> time of its first tx
-
-
-def l1_book(conn: Connection, now: int) -> L1Book:
-    events: dict[str, list[l1_fees.Event]] = {}
-    first: dict[str, int] = {}
-    for vid, ts, tx_type, body in l1_reads.validation_txs(conn):
-        events.setdefault(vid, []).append(l1_fees.events_of(vid, ts, tx_type, orjson.loads(body)))
-        first.setdefault(vid, ts)
-    replays = {vid: l1_fees.replay(e, now) for vid, e in events.items()}
-    return L1Book(l1_reads.validations(conn), replays, first)
-
-
-# Which column of L1Book.validations each path parameter selects.
+# Which column of an L1Account (pchain_reads) each path parameter selects.
 _COLUMN = {"l1ValidationId": 0, "subnetId": 1, "nodeId": 2}
+
+
+def _accounts(conn: Connection, m: MetricsState, clock: pchain_reads.Clock) -> list[L1Account]:
+    # Every L1 validation, kept while the rollup's clock stands (a few rows each).
+    key = ("l1-accounts", clock.height, clock.now)
+    return m.derived.get(key, lambda: pchain_reads.l1_accounts(conn))
 
 
 def fee_series(
@@ -83,31 +74,72 @@ def fee_series(
     start, end = window
     if start is not None and end is not None and start > end:
         raise bad_request(f"startTimestamp: must be <= endTimestamp ({start} > {end})")
-    now = staking_reads.newest(conn)
-    book = (
-        L1Book([], {}, {})
-        if now is None
-        else m.derived.get(("l1", now), lambda: l1_book(conn, now))
-    )
-    ids = [v[0] for v in book.validations]
+    clock = pchain_reads.clock(conn)
+    chosen = [] if clock is None else _accounts(conn, m, clock)
     if selector is not None:
         param, value = selector
-        ids = [v[0] for v in book.validations if v[_COLUMN[param]] == value]
-        if not ids:
+        chosen = [a for a in chosen if a[_COLUMN[param]] == value]
+        if not chosen:
             raise not_found(f"{param}: no L1 validation of {param} {value} is indexed")
-    ids = [i for i in ids if i in book.first_tx]
-    if not ids or now is None:
+    if not chosen or clock is None:
         return []
-    first = buckets.start(min(book.first_tx[i] for i in ids), Interval.DAY)
-    last = buckets.start(now, Interval.DAY)
+    first = buckets.start(min(a[3] for a in chosen), Interval.DAY)
+    last = buckets.start(clock.now, Interval.DAY)
     if start is not None:
         first = max(first, -(-start // buckets.DAY) * buckets.DAY)
     if end is not None:
         last = min(last, buckets.start(end, Interval.DAY))
     if first > last:
         return []
-    replays = [book.replays[i] for i in ids]
-    return [{"value": v, "timestamp": d} for d, v in l1_fees.series(replays, first, last, kind)]
+    if kind in (l1_fees.BALANCE, l1_fees.RUNWAY):
+        points = _balances(conn, chosen[0], first, last, clock.now, kind)
+    else:
+        pick = 1 if kind == l1_fees.PAYING else 0
+        per_day = {d: v[pick] for d, v in _per_day(conn, m, clock, chosen, selector).items()}
+        points = l1_fees.day_series(per_day, first, last, kind)
+    return [{"value": v, "timestamp": d} for d, v in points]
+
+
+def _per_day(
+    conn: Connection,
+    m: MetricsState,
+    clock: pchain_reads.Clock,
+    chosen: list[L1Account],
+    selector: tuple[str, str] | None,
+) -> dict[int, tuple[int, int]]:
+    """Per day (nAVAX paid, validations paying): the rollup's days, and the newest day's open
+    part replayed from each account's state to the P-chain's newest time."""
+    ids = None if selector is None else [a[0] for a in chosen]
+    key = ("l1-days", clock.height, clock.now, selector)
+    days = dict(m.derived.get(key, lambda: pchain_reads.l1_days(conn, ids)))
+    newest = buckets.start(clock.now, Interval.DAY)
+    tails = {a[0]: pr.tail(a[4], clock.now)[0] for a in chosen}
+    paying = [vid for vid, paid in tails.items() if paid > 0]
+    if paying:
+        rows = pchain_reads.l1_rows(conn, paying, newest, newest)
+        fee, count = days.get(newest, (0, 0))
+        fee += sum(tails.values()) * l1_fees.FEE_PER_SECOND
+        count += sum(1 for vid in paying if rows.get((vid, newest), (0, 0))[0] == 0)
+        days[newest] = (fee, count)
+    return days
+
+
+def _balances(
+    conn: Connection, account: L1Account, first: int, last: int, now: int, kind: str
+) -> list[tuple[int, int]]:
+    """A validation's balance (or the seconds it lasts) at each day's end in [first, last],
+    newest first: its rows' balances carried over the days without one (the balance moves only
+    by a tx or while paying, and a paying day always has a row); the newest day's at `now`."""
+    vid, state = account[0], account[4]
+    rows = pchain_reads.l1_rows(conn, [vid], buckets.start(account[3], Interval.DAY), last)
+    newest = buckets.start(now, Interval.DAY)
+    out, balance = [], 0
+    for d in range(buckets.start(account[3], Interval.DAY), last + 1, buckets.DAY):
+        balance = pr.tail(state, now)[1] if d == newest else rows.get((vid, d), (0, balance))[1]
+        if d >= first:
+            value = balance // l1_fees.FEE_PER_SECOND if kind == l1_fees.RUNWAY else balance
+            out.append((d, value))
+    return out[::-1]
 
 
 _RESPONSES = {200: {"model": MetricsApiResponse}, **ERROR_RESPONSES}

@@ -2,8 +2,10 @@
 GET /v2/subnets/{subnetId}/validators:getAddresses (getValidatorsByDateRange).
 
 Stage: api. The store holds one network's P-chain: `{network}` is checked (mainnet, fuji,
-testnet) and the store's rows answer. Staking series page like the chain series (newest first,
-UUID page tokens); the reward-address listing pages by keyset (api/paging.py).
+testnet) and the store's rows answer: the staking series from the P-chain rollup
+(store/metrics/pchain_reads.py: closed days' rows, the newest day from the pending marks).
+Staking series page like the chain series (newest first, UUID page tokens); the
+reward-address listing pages by keyset (api/paging.py).
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from avadata.api.metrics.models import MetricsApiResponse, PChainLookingGlassRes
 from avadata.api.metrics.service import Metrics, MetricsState
 from avadata.api.metrics.tokens import PageQuery
 from avadata.decode.codec.ids import cb58_decode
-from avadata.metrics import buckets, staking
+from avadata.metrics import buckets
 from avadata.metrics.buckets import Interval
 from avadata.metrics.staking import NetworkMetric
 from avadata.records.primary import PRIMARY_SUBNET
-from avadata.store.metrics import staking_reads
+from avadata.store.metrics import pchain_reads, staking_reads
 from avadata.store.types import Connection
 
 router = APIRouter(tags=["Metrics"])
@@ -59,6 +61,21 @@ def _bounds(start: int | None, end: int | None) -> None:
         raise bad_request(f"startTimestamp: must be <= endTimestamp ({start} > {end})")
 
 
+def staking_values(
+    conn: Connection, subnet_id: str, kind: str, lo: int, hi: int, now: int
+) -> dict[int, tuple[int, int]]:
+    """(count, weight) at the close of each day in [lo, hi]: the closed days' rollup rows, and
+    for the newest day (`now`'s) the day before's plus the marks up to `now`."""
+    newest = buckets.start(now, Interval.DAY)
+    values = pchain_reads.staking_days(conn, subnet_id, kind, lo, min(hi, newest - buckets.DAY))
+    if hi >= newest:
+        before = pchain_reads.staking_days(conn, subnet_id, kind, newest - buckets.DAY, newest)
+        c, w = before.get(newest - buckets.DAY, (0, 0))
+        dc, dw = pchain_reads.staking_pending(conn, subnet_id, kind, newest, now)
+        values[newest] = (c + dc, w + dw)
+    return values
+
+
 def _staking_page(
     conn: Connection,
     m: MetricsState,
@@ -70,19 +87,15 @@ def _staking_page(
     token: str | None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"results": []}
-    now = staking_reads.newest(conn)
-    if now is None:
+    clock = pchain_reads.clock(conn)
+    chosen = staking_reads.kinds(subnet_id, metric.delegators)
+    if clock is None or not chosen:
         return body
-    timeline = m.derived.get(
-        ("staking", subnet_id, metric.delegators, now),
-        lambda: staking.Timeline(staking_reads.periods(conn, subnet_id, metric.delegators)),
-    )
-    if timeline.first is None:
+    now, kind = clock.now, chosen[0]
+    first_day = pchain_reads.staking_first_day(conn, subnet_id, kind)
+    if first_day is None:
         return body
-    first_day, last_day = (
-        buckets.start(timeline.first, Interval.DAY),
-        buckets.start(now, Interval.DAY),
-    )
+    last_day = buckets.start(now, Interval.DAY)
     if token:
         q = m.tokens.redeem(token, "staking")
         if (q.chain_id, q.metric) != (key, metric.value):
@@ -100,9 +113,11 @@ def _staking_page(
     if oldest > newest:
         return body
     page_oldest = max(oldest, newest - (size - 1) * buckets.DAY)
-    days = range(newest, page_oldest - 1, -buckets.DAY)
+    values = staking_values(conn, subnet_id, kind, page_oldest, newest, now)
+    pick = 1 if metric.weight else 0
     body["results"] = [
-        {"value": staking.value(timeline, metric, d, now), "timestamp": d} for d in days
+        {"value": values.get(d, (0, 0))[pick], "timestamp": d}
+        for d in range(newest, page_oldest - 1, -buckets.DAY)
     ]
     if page_oldest > oldest:
         body["nextPageToken"] = m.tokens.issue(

@@ -9,7 +9,7 @@ back to the node's acceptance time (decode/primary/blocks.settled_time).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from avadata.decode.primary.blocks import (
@@ -27,8 +27,14 @@ from avadata.indexer.primary.rewards import attach_rewards
 from avadata.records.primary import Block, StakerRewarded
 from avadata.sources.index_api import IndexApiSource, IndexedContainer
 from avadata.sources.jsonrpc import JsonRpcClient
-from avadata.store.primary.writer import get_primary_cursor, write_blocks
+from avadata.store.metrics.pchain_writer import apply_pchain
+from avadata.store.primary.writer import PrimaryApplier, get_primary_cursor, write_blocks
 from avadata.store.types import Engine
+
+# The primary indexer's writers in each batch's transaction: the P-chain's metric rollup
+# (staking and L1 fee series), here rather than in indexer/appliers.py so that nothing of it
+# is imported or run on the EVM path.
+PRIMARY_APPLIERS: tuple[PrimaryApplier, ...] = (apply_pchain,)
 
 
 @dataclass(slots=True)
@@ -48,9 +54,13 @@ async def index_chain(
     progress: PrimaryProgress | None = None,
     platform: JsonRpcClient | None = None,
     cursor_key: str | None = None,
+    appliers: Sequence[PrimaryApplier] | None = None,
 ) -> int:
     """Index `chain` up to the node's last accepted container; returns the cursor reached.
-    `cursor_key` keeps a second index of one chain (X/vtx) on its own cursor."""
+    `cursor_key` keeps a second index of one chain (X/vtx) on its own cursor; `appliers` run
+    in each batch's transaction (default: the P-chain's metric rollup)."""
+    if appliers is None:
+        appliers = PRIMARY_APPLIERS
     progress = progress or PrimaryProgress()
     cursor = get_primary_cursor(engine, cursor_key or blockchain_id)
     last = await source.last_accepted_index()
@@ -92,6 +102,7 @@ async def index_chain(
             last_c.id,
             cursor_key,
             rebuild_refund=rebuilt_refund,
+            appliers=appliers,
         )
         progress.blocks += len(decoded)
         next_index = last_c.index + 1

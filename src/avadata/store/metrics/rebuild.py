@@ -2,7 +2,8 @@
 
 Stage: store (the metrics rollup's writing half). Reads blocks, transactions, transfers and
 contracts back from the store and feeds them, block range by block range, through the same
-rollup and applier the indexer uses, after emptying the rollup tables, all in ONE transaction:
+rollup and applier the indexer uses (and the stored P-chain's periods and L1 validation txs
+through the P-chain rollup's writer), after emptying the rollup tables, all in ONE transaction:
 readers see the old buckets or the new ones, never a half-built mix. Page tokens are left
 alone.
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, delete, select
 
+from avadata.store.metrics import pchain_inputs, pchain_writer
 from avadata.store.metrics.rollup_inputs import stored_changes
 from avadata.store.metrics.rollup_writer import apply_changes
 from avadata.store.schema import (
@@ -23,9 +25,14 @@ from avadata.store.schema import (
     metric_blocks,
     metric_counts,
     metric_first_seen,
+    metric_l1_accounts,
+    metric_l1_fee_days,
     metric_last_seen,
     metric_members,
+    metric_p_clock,
     metric_scopes,
+    metric_staking_days,
+    metric_staking_marks,
     metric_sums,
 )
 
@@ -37,6 +44,12 @@ ROLLUP_TABLES = (
     metric_first_seen,
     metric_last_seen,
     metric_scopes,
+    # The P-chain's (store/metrics/pchain_writer.py).
+    metric_p_clock,
+    metric_staking_marks,
+    metric_staking_days,
+    metric_l1_accounts,
+    metric_l1_fee_days,
 )
 
 
@@ -66,4 +79,7 @@ def rebuild_in(conn: Connection, *, chunk_blocks: int = 5_000) -> RebuildStats:
             stats.blocks += len(ch.blocks)
             stats.transactions += txs
             apply_changes(conn, ch)
+    p_chain = pchain_inputs.stored_changes(conn)
+    if p_chain is not None:
+        pchain_writer.apply_changes(conn, [p_chain])
     return stats

@@ -19,6 +19,7 @@ from avadata.store.schema import contracts, evm_blocks, evm_txs, token_transfers
 class _Block:
     number: int
     timestamp: int
+    time_ms: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +65,11 @@ def stored_changes(
 def _changes(conn: Connection, chain_id: int, lo: int, hi: int) -> tuple[RollupChanges, int]:
     b, t, tr, c = evm_blocks.c, evm_txs.c, token_transfers.c, contracts.c
     blocks = [
-        _Block(int(r.number), int(r.timestamp))
+        _Block(int(r.number), int(r.timestamp), None if r.time_ms is None else int(r.time_ms))
         for r in conn.execute(
-            select(b.number, b.timestamp).where(b.chain_id == chain_id, b.number.between(lo, hi))
+            select(b.number, b.timestamp, b.time_ms).where(
+                b.chain_id == chain_id, b.number.between(lo, hi)
+            )
         )
     ]
     txs = [

@@ -56,13 +56,13 @@ def _insert_blocks(conn: Connection, chain_id: int, blocks: list[BlockStats]) ->
     """Insert the blocks' rows; return the blocks that were not stored before."""
     if not blocks:
         return []
-    rows = [(chain_id, b.number, b.timestamp, b.tx_count, b.gas_used) for b in blocks]
+    rows = [(chain_id, b.number, b.timestamp, b.tx_count, b.gas_used, b.time_ms) for b in blocks]
     new = {
         int(r[0])
         for r in insert_new(
             conn,
             metric_blocks.name,
-            ("chain_id", "number", "timestamp", "tx_count", "gas_used"),
+            ("chain_id", "number", "timestamp", "tx_count", "gas_used", "time_ms"),
             rows,
             ("number",),
         )
@@ -88,9 +88,9 @@ def _add_samples(
     lo, hi = min(numbers) - 1, max(numbers) + 1
     mb = metric_blocks.c
     known = {
-        r.number: (r.timestamp, r.tx_count, r.gas_used)
+        r.number: (r.timestamp, r.tx_count, r.gas_used, r.time_ms)
         for r in conn.execute(
-            select(mb.number, mb.timestamp, mb.tx_count, mb.gas_used).where(
+            select(mb.number, mb.timestamp, mb.tx_count, mb.gas_used, mb.time_ms).where(
                 mb.chain_id == chain_id, mb.number.between(lo, hi)
             )
         )
@@ -98,9 +98,10 @@ def _add_samples(
     for n in sorted(candidates):
         if n not in known or n - 1 not in known:
             continue
-        ts, txs, gas = known[n]
-        prev_ts = known[n - 1][0]
-        tps, gps = block_sample(txs, ts, prev_ts), block_sample(gas, ts, prev_ts)
+        ts, txs, gas, ms = known[n]
+        prev_ts, prev_ms = known[n - 1][0], known[n - 1][3]
+        tps = block_sample(txs, ts, prev_ts, ms, prev_ms)
+        gps = block_sample(gas, ts, prev_ts, ms, prev_ms)
         for interval in ALL_INTERVALS:
             deltas.setdefault((interval, start(ts, interval)), BucketSums()).sample(tps, gps)
 

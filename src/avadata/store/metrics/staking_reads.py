@@ -15,13 +15,14 @@ from avadata.store.schema import primary_l1_validators, primary_validations
 
 v = primary_validations.c
 # A period ends at its end time, or at its removal if that came first.
-_END = case(
+PERIOD_END = case(
     (and_(v.remove_timestamp.is_not(None), v.remove_timestamp < v.end_ts), v.remove_timestamp),
     else_=v.end_ts,
 )
 
 
-def _kinds(subnet_id: str, delegators: bool) -> tuple[str, ...]:
+def kinds(subnet_id: str, delegators: bool) -> tuple[str, ...]:
+    """The period kinds a subnet's validator (or delegator) series counts."""
     if subnet_id == PRIMARY_SUBNET:
         return ("delegator",) if delegators else ("validator",)
     return () if delegators else ("subnet_validator",)
@@ -43,10 +44,12 @@ def known_subnet(conn: Connection, subnet_id: str) -> bool:
 
 def periods(conn: Connection, subnet_id: str, delegators: bool) -> list[Period]:
     """Every validation period of the subnet's validators (or delegators)."""
-    kinds = _kinds(subnet_id, delegators)
-    if not kinds:
+    chosen = kinds(subnet_id, delegators)
+    if not chosen:
         return []
-    q = select(v.start_ts, _END, v.amount_staked).where(v.subnet_id == subnet_id, v.kind.in_(kinds))
+    q = select(v.start_ts, PERIOD_END, v.amount_staked).where(
+        v.subnet_id == subnet_id, v.kind.in_(chosen)
+    )
     return [Period(int(s), int(e), int(w)) for s, e, w in conn.execute(q)]
 
 
@@ -60,9 +63,9 @@ def reward_address_page(
 ) -> list[tuple[int, str, str]]:
     """(AddValidatorTx time, tx hash, reward addresses JSON) of the subnet's validation
     periods that overlap [start, end], in (time, hash) order, after the keyset position."""
-    where = [v.subnet_id == subnet_id, v.kind.in_(_kinds(subnet_id, False))]
+    where = [v.subnet_id == subnet_id, v.kind.in_(kinds(subnet_id, False))]
     if start is not None:
-        where.append(_END > start)
+        where.append(PERIOD_END > start)
     if end is not None:
         where.append(v.start_ts <= end)
     if after is not None:

@@ -27,6 +27,7 @@ from sqlalchemy import (
 
 from avadata.records.primary import Block, SpentRefund, Utxo
 from avadata.store import dialect
+from avadata.store.metrics import rows_written
 from avadata.store.primary.prepare import (
     BlockRows,
     address_tx_rows,
@@ -70,6 +71,10 @@ def get_primary_cursor(engine: Engine | Connection, blockchain_id: str) -> int |
 # in, as making the UTXO's bytes is the codec's business, not the store's.
 RebuildRefund = Callable[[SpentRefund], Utxo]
 
+# An extra writer run in the write transaction after the batch's rows, before the cursor moves
+# (the P-chain's metric rollup: store/metrics/pchain_writer.apply_pchain).
+PrimaryApplier = Callable[[Connection, str, Sequence[Block]], None]
+
 
 def write_blocks(
     engine: Engine,
@@ -80,10 +85,12 @@ def write_blocks(
     cursor: str | None = None,
     *,
     rebuild_refund: RebuildRefund,
+    appliers: Sequence[PrimaryApplier] = (),
 ) -> None:
     """`cursor` names the index the containers came from when it is not the chain's only one
     (the X-chain's vertex index next to its block index)."""
     rows = [block_rows(blockchain_id, b) for b in blocks]
+    written: dict[str, int] = {}
     with engine.begin() as conn:
         for table, key in (
             (primary_txs, "txs"),
@@ -99,9 +106,12 @@ def write_blocks(
             (primary_l1_refunds, "l1_refunds"),
         ):
             values = [v for r in rows for v in getattr(r, key)]
+            written[table.name] = len(values)
             if values:
                 conn.execute(dialect.insert_or_ignore(conn, table), values)
         _write_stakers(conn, rows)
+        written["primary_validations"] = sum(len(r.opened) for r in rows)
+        rows_written.count(conn, cursor or blockchain_id, written)
         applied = _apply_pending(conn, [i for r in rows for i in r.exported_ids])
         spends = [s for r in rows for s in r.spends]
         _park_imports(conn, [s for s in spends if s.get("imported")])
@@ -110,6 +120,8 @@ def write_blocks(
         # Spends in order after all inserts: a UTXO created and spent in one batch is found.
         _spend(conn, spends)
         _link_spenders(conn, [*(str(s["utxo_id"]) for s in spends), *applied])
+        for applier in appliers:
+            applier(conn, blockchain_id, blocks)
         stmt = dialect.upsert(
             conn,
             primary_cursors,
