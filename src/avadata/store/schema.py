@@ -786,6 +786,8 @@ primary_l1_validators = Table(
     # JSON {"threshold", "addresses"} (bech32 without chain prefix, as UTXO rows): who gets
     # the balance back on disable or removal; NULL in stores written before revision 0008
     Column("remaining_balance_owner", Text, nullable=True),
+    # the same for who may disable it (its deactivationOwner); NULL before revision 0019
+    Column("deactivation_owner", Text, nullable=True),
     PrimaryKeyConstraint("validation_id"),
 )
 
