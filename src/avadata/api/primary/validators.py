@@ -164,7 +164,8 @@ def shaped(conn: Connection, served: Sequence[Any], now: int) -> list[dict[str, 
         mine = [
             d
             for d in delegs
-            if d.subnet_id == row.subnet_id and row.start_ts <= d.start_ts < row.end_ts
+            if (d.node_id, d.subnet_id) == (row.node_id, row.subnet_id)
+            and row.start_ts <= d.start_ts < row.end_ts
         ]
         out.append(period_json(row, status, mine, totals.get(row.subnet_id, 0), now))
     return out
