@@ -433,11 +433,7 @@ def _cases(
         Case("transactions, hot + 2 other addresses, page 1", f"{BASE}/transactions?{qs}"),
         Case("utxos, hot + 2 other addresses, page 1", f"{BASE}/utxos?{qs}"),
     ]
-    for c in cases:
-        r = client.get(c.path)
-        if r.status_code != 200:
-            raise SystemExit(f"{c.path}: HTTP {r.status_code} {r.text[:200]}")
-    return cases
+    return _checked(client, cases)
 
 
 # -- the staking lists ---------------------------------------------------------------------------
@@ -505,11 +501,7 @@ def staking_cases(client: httpx.Client, net: str, address: str | None) -> list[C
         Case("listPendingPrimaryNetworkRewards", f"{base}/rewards:listPending?{who}"),
         Case("listHistoricalPrimaryNetworkRewards", f"{base}/rewards?{who}"),
     ]
-    for c in cases:
-        r = client.get(c.path)
-        if r.status_code != 200:
-            raise SystemExit(f"{c.path}: HTTP {r.status_code} {r.text[:200]}")
-    return cases
+    return _checked(client, cases)
 
 
 def measure_staking(db: str, load: Load, address: str | None = None) -> StakingResult:
@@ -550,6 +542,15 @@ def staking_report(results: list[StakingResult]) -> str:
         + f"\n\n- p99 under {P99_MS:.0f} ms on every staking list: "
         + f"{'yes' if worst < P99_MS else 'NO'} (worst {worst:.1f} ms)"
     )
+
+
+def _checked(client: httpx.Client, cases: list[Case]) -> list[Case]:
+    """`cases`, each fetched once: a warm-up, and an early failure on any error."""
+    for c in cases:
+        r = client.get(c.path)
+        if r.status_code != 200:
+            raise SystemExit(f"{c.path}: HTTP {r.status_code} {r.text[:200]}")
+    return cases
 
 
 def wrk_available(install: bool) -> bool:

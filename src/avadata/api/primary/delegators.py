@@ -10,6 +10,7 @@ split). A completed delegation's net reward is what its reward UTXOs paid (0 whe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -18,12 +19,13 @@ from fastapi import APIRouter, Path, Query
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
-from avadata.api.paging import PageSize, PageToken, cut, page, with_token
+from avadata.api.paging import Page, PageSize, PageToken, cut, page, with_token
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
 from avadata.decode.primary.reward import split_delegation
 from avadata.store.primary.queries import stakers
 from avadata.store.primary.queries import validators as queries
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["Primary Network"])
 
@@ -34,6 +36,19 @@ def potential(row: Any) -> int:
         if known is not None:
             return int(known)
     return 0
+
+
+def period_page(
+    conn: Connection, f: stakers.PeriodFilter, pg: Page, desc: bool
+) -> tuple[int, Sequence[Any], str | None] | None:
+    """The P-chain's time and one page of the periods `f` selects, newest staking tx first
+    unless not `desc`, with the next page's token; None before any P-chain block."""
+    now = queries.p_chain_now(conn)
+    if now is None:
+        return None
+    rows = stakers.list_periods(conn, f, now, pg.after, pg.size + 1, desc=desc)
+    served, token = cut(rows, pg, lambda r: (int(r.block_timestamp), str(r.tx_hash)))
+    return now, served, token
 
 
 def delegator_json(row: Any, status: str, fee_ppm: int | None) -> dict[str, Any]:
@@ -90,11 +105,10 @@ def list_delegators(
     desc = sortOrder != "asc"
     pg = page(st, "delegators", {"f": repr(f), "d": desc}, pageToken, pageSize, arity=2)
     with read_conn(st) as conn:
-        now = queries.p_chain_now(conn)
-        if now is None:
+        found = period_page(conn, f, pg, desc)
+        if found is None:
             return JsonResponse({"delegators": []})
-        rows = stakers.list_periods(conn, f, now, pg.after, pg.size + 1, desc=desc)
-        served, token = cut(rows, pg, lambda r: (int(r.block_timestamp), str(r.tx_hash)))
+        now, served, token = found
         validators = stakers.validators_of(conn, served)
         out = []
         for row in served:

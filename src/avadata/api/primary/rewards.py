@@ -13,23 +13,22 @@ and the optional historicalPrice is left out.
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 import orjson
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
 from avadata.api.primary import params
-from avadata.api.primary.delegators import potential
+from avadata.api.primary.delegators import period_page, potential
 from avadata.api.primary.openapi import ok
 from avadata.api.primary.shapes import AVAX_IDS, Assets
 from avadata.decode.primary.reward import split_delegation
 from avadata.records.primary import PRIMARY_SUBNET
 from avadata.store.primary.queries import stakers
-from avadata.store.primary.queries import validators as queries
 
 router = APIRouter(tags=["Primary Network Rewards"])
 
@@ -43,11 +42,36 @@ KINDS = ("validator", "delegator")
 REWARD_TYPE = {"validator": "VALIDATOR", "delegator": "DELEGATOR"}
 
 
-def _selection(st: State, network: str, addresses: str | None, node_ids: str | None) -> Any:
+class RewardsQuery(NamedTuple):
+    """The query both rewards lists share."""
+
+    addresses: str | None
+    node_ids: str | None
+    page_token: str | None
+    page_size: int
+    desc: bool
+
+
+async def _rewards_query(
+    addresses: Addresses = None,
+    pageToken: PageToken = None,
+    pageSize: PageSize = 10,
+    nodeIds: NodeIds = None,
+    sortOrder: Order = None,
+) -> RewardsQuery:
+    # async: FastAPI runs a sync dependency in a worker thread.
+    return RewardsQuery(addresses, nodeIds, pageToken, pageSize, sortOrder != "asc")
+
+
+Asked = Annotated[RewardsQuery, Depends(_rewards_query)]
+Network = Annotated[str, Path(description="mainnet, fuji or testnet")]
+
+
+def _selection(st: State, network: str, q: RewardsQuery) -> Any:
     """(network key, filter) of a rewards request: one of addresses or nodeIds is needed."""
     net = params.network(network, params.indexed_network(st))
-    owners = params.addresses(net, "P", addresses)
-    nodes = params.node_ids(node_ids)
+    owners = params.addresses(net, "P", q.addresses)
+    nodes = params.node_ids(q.node_ids)
     if not owners and not nodes:
         raise bad_request("addresses: one of addresses or nodeIds is required")
     return net, stakers.PeriodFilter(
@@ -66,25 +90,16 @@ def _bare(addresses: str) -> list[str]:
     response_model=None,
 )
 @on_store
-def list_pending_rewards(
-    st: State,
-    network: Annotated[str, Path(description="mainnet, fuji or testnet")],
-    addresses: Addresses = None,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-    nodeIds: NodeIds = None,
-    sortOrder: Order = None,
-) -> JsonResponse:
-    net, f = _selection(st, network, addresses, nodeIds)
+def list_pending_rewards(st: State, network: Network, q: Asked) -> JsonResponse:
+    net, f = _selection(st, network, q)
     f = dataclasses.replace(f, subnet_id=PRIMARY_SUBNET, staked_only=True)
-    desc = sortOrder != "asc"
-    pg = page(st, "pending_rewards", {"f": repr(f), "d": desc}, pageToken, pageSize, arity=2)
+    desc = q.desc
+    pg = page(st, "pending_rewards", {"f": repr(f), "d": desc}, q.page_token, q.page_size, arity=2)
     with read_conn(st) as conn:
-        now = queries.p_chain_now(conn)
-        if now is None:
+        found = period_page(conn, f, pg, desc)
+        if found is None:
             return JsonResponse({"pendingRewards": []})
-        rows = stakers.list_periods(conn, f, now, pg.after, pg.size + 1, desc=desc)
-        served, token = cut(rows, pg, lambda r: (int(r.block_timestamp), str(r.tx_hash)))
+        now, served, token = found
         validators = stakers.validators_of(conn, [r for r in served if r.kind == "delegator"])
         asset = AVAX_IDS.get(net) or stakers.p_chain_asset(conn) or ""
     assets = Assets(net, "P")
@@ -121,17 +136,15 @@ def list_pending_rewards(
 @on_store
 def list_historical_rewards(
     st: State,
-    network: Annotated[str, Path(description="mainnet, fuji or testnet")],
-    addresses: Addresses = None,
-    pageToken: PageToken = None,
-    pageSize: PageSize = 10,
-    nodeIds: NodeIds = None,
-    sortOrder: Order = None,
+    network: Network,
+    q: Asked,
     currency: Annotated[Currency | None, Query()] = None,
 ) -> JsonResponse:
-    net, f = _selection(st, network, addresses, nodeIds)
-    desc = sortOrder != "asc"
-    pg = page(st, "historical_rewards", {"f": repr(f), "d": desc}, pageToken, pageSize, arity=2)
+    net, f = _selection(st, network, q)
+    desc = q.desc
+    pg = page(
+        st, "historical_rewards", {"f": repr(f), "d": desc}, q.page_token, q.page_size, arity=2
+    )
     with read_conn(st) as conn:
         rows = stakers.reward_utxos(conn, f, pg.after, pg.size + 1, desc=desc)
     served, token = cut(rows, pg, lambda r: (int(r.rewarded_at), str(r.utxo_id)))

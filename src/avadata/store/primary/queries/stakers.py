@@ -13,10 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Row, and_, func, or_, select, tuple_
-from sqlalchemy.sql import ColumnElement, Select
+from sqlalchemy.sql import ColumnElement
 
 from avadata.records.primary import PRIMARY_SUBNET
-from avadata.store.primary.queries.validators import Position, staked_condition, status_condition
+from avadata.store.primary.queries.validators import (
+    Position,
+    staked_condition,
+    status_condition,
+    with_live,
+)
 from avadata.store.schema import primary_staker_live, primary_utxos, primary_validations
 
 v = primary_validations.c
@@ -79,20 +84,6 @@ def _conditions(f: PeriodFilter, now: int) -> list[ColumnElement[bool]]:
     return out
 
 
-def _periods(f: PeriodFilter, now: int) -> Select[Any]:
-    return (
-        select(
-            primary_validations,
-            live.potential_reward,
-            live.delegatee_reward,
-            live.uptime,
-            live.connected,
-        )
-        .outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
-        .where(*_conditions(f, now))
-    )
-
-
 def list_periods(
     conn: Connection,
     f: PeriodFilter,
@@ -106,7 +97,7 @@ def list_periods(
     """The periods `f` selects in (sort key, tx hash) order after `after`; every one when
     `limit` is None."""
     column = SQL_SORTS[sort]
-    stmt = _periods(f, now)
+    stmt = with_live().where(*_conditions(f, now))
     key = tuple_(column, v.tx_hash)
     if after is not None:
         stmt = stmt.where(key < tuple_(*after) if desc else key > tuple_(*after))
@@ -162,7 +153,7 @@ def reward_utxos(
     limit: int,
     *,
     desc: bool,
-) -> Sequence[Row[tuple[object, ...]]]:
+) -> Sequence[Any]:
     """The reward UTXOs (platform.getRewardUTXOs, kept by the indexer) of the periods `f`
     selects, with their period, in (reward UTXO time, UTXO ID) order after `after`."""
     u = primary_utxos.c
@@ -189,4 +180,4 @@ def reward_utxos(
     if after is not None:
         stmt = stmt.where(key < tuple_(*after) if desc else key > tuple_(*after))
     order = (u.block_timestamp.desc(), u.utxo_id.desc()) if desc else (u.block_timestamp, u.utxo_id)
-    return conn.execute(stmt.order_by(*order).limit(limit)).all()
+    return list(conn.execute(stmt.order_by(*order).limit(limit)).all())
