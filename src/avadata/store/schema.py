@@ -730,6 +730,8 @@ primary_validations = Table(
     Column("formula_reward", U256()),
     PrimaryKeyConstraint("tx_hash"),
     Index(None, "node_id", "start_ts", "tx_hash"),
+    # listValidators' and listDelegators' default order (revision 0019)
+    Index(None, "block_timestamp", "tx_hash"),
 )
 
 # The P-chain supply the node reported (platform.getCurrentSupply) at a height, and the

@@ -1,5 +1,7 @@
 """primary_l1_validators gets deactivation_owner: who may disable each L1 validator
-(listL1Validators' deactivationOwner; the creating tx carries it, no later tx does).
+(listL1Validators' deactivationOwner; the creating tx carries it, no later tx does), and
+primary_validations an index in listValidators' and listDelegators' default order (the
+staking tx's block time), so a page reads no more than its rows.
 
 Revision ID: 20261125_0019
 Revises: 20261125_0015
@@ -19,8 +21,16 @@ depends_on: str | None = None
 def upgrade() -> None:
     with op.batch_alter_table("primary_l1_validators") as batch:
         batch.add_column(sa.Column("deactivation_owner", sa.Text(), nullable=True))
+    op.create_index(
+        op.f("ix_primary_validations_block_timestamp_tx_hash"),
+        "primary_validations",
+        ["block_timestamp", "tx_hash"],
+    )
 
 
 def downgrade() -> None:
+    op.drop_index(
+        op.f("ix_primary_validations_block_timestamp_tx_hash"), table_name="primary_validations"
+    )
     with op.batch_alter_table("primary_l1_validators") as batch:
         batch.drop_column("deactivation_owner")
