@@ -365,6 +365,14 @@ def test_the_openapi_document_describes_every_primary_success_body(
         "/v1/networks/{network}/addresses:listChainIds": [
             f"{BASE.rpartition('/')[0]}/addresses:listChainIds?addresses={a}",
         ],
+        # This store holds no staker (test_staking_lists validates every list's pages).
+        "/v1/networks/{network}/validators": ["/v1/networks/fuji/validators"],
+        "/v1/networks/{network}/delegators": ["/v1/networks/fuji/delegators"],
+        "/v1/networks/{network}/l1Validators": ["/v1/networks/fuji/l1Validators"],
+        "/v1/networks/{network}/rewards:listPending": [
+            f"/v1/networks/fuji/rewards:listPending?addresses={a}",
+        ],
+        "/v1/networks/{network}/rewards": [f"/v1/networks/fuji/rewards?addresses={a}"],
     }
     primary = {p: ops for p, ops in doc["paths"].items() if p.startswith("/v1/networks/")}
     assert set(primary) == set(asked)

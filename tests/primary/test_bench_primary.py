@@ -84,7 +84,28 @@ def test_report_is_computed_from_measurements() -> None:
     for r in served.results:
         assert r.errors == 0 and r.rps > 0 and 0 < r.p50_ms <= r.p99_ms
 
-    text = bench.report(ingest, served, PAGE, "test machine", "avadata bench primary")
+    load = bench.Load(use_wrk=False, seconds=1, connections=1, rounds=5)
+    staking = [
+        bench.measure_staking(ingest.db, load),
+        bench.measure_staking(store.db, load, address=store.hot),
+    ]
+    for lists in staking:
+        assert [r.name.split(",")[0] for r in lists.results] == [
+            *["listValidators"] * 4,
+            "listDelegators",
+            "listL1Validators",
+            "listPendingPrimaryNetworkRewards",
+            "listHistoricalPrimaryNetworkRewards",
+        ]
+        for r in lists.results:
+            assert r.errors == 0 and r.rps > 0 and 0 < r.p50_ms <= r.p99_ms
+    # the devnet's store holds stakers and L1 validators, the API store none
+    assert f"{txs['P']:,} P-chain txs" in staking[0].store
+    assert "0 validation periods, 0 L1 validations" not in staking[0].store
+    assert staking[1].store == f"{UTXOS:,} P-chain txs, 0 validation periods, 0 L1 validations"
+
+    text = bench.report(ingest, served, PAGE, "test machine", "avadata bench primary", staking)
+    assert "### Staking lists" in text and "on every staking list" in text
     assert f"| P | {ingest.containers['P']:,} | {txs['P']:,} |" in text
     assert f"holds {UTXOS:,} unspent UTXOs" in text
     assert "equal the txs the simulators produced: " in text

@@ -1,6 +1,7 @@
 """Responses checked against the hosted Data API's own JSON Schemas (the reference
 glacier.json's components), with a JSON Schema validator (jsonschema-rs, draft 2020-12, the
-dialect of OpenAPI 3.1)."""
+dialect of OpenAPI 3.1); the 3.0 keyword `nullable` the reference still uses is read as 3.0
+meant it."""
 
 from __future__ import annotations
 
@@ -14,9 +15,22 @@ import jsonschema_rs
 GLACIER = Path("/work/shared/reference/glacier-openapi/glacier.json")
 
 
+def _nullable(node: Any) -> Any:
+    """OpenAPI 3.0's `nullable: true` (which the reference still writes, e.g. an active
+    validator's geolocation) as JSON Schema says it: the schema, or null."""
+    if isinstance(node, list):
+        return [_nullable(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _nullable(v) for k, v in node.items()}
+    if out.pop("nullable", False) is True:
+        return {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
 @functools.cache
 def _components() -> dict[str, Any]:
-    components: dict[str, Any] = json.loads(GLACIER.read_text())["components"]
+    components: dict[str, Any] = _nullable(json.loads(GLACIER.read_text())["components"])
     return components
 
 

@@ -41,11 +41,15 @@ from avadata.api.primary import addresses as primary_addresses
 from avadata.api.primary import assets as primary_assets
 from avadata.api.primary import balances as primary_balances
 from avadata.api.primary import blocks as primary_blocks
+from avadata.api.primary import delegators as primary_delegators
 from avadata.api.primary import details as primary_details
+from avadata.api.primary import l1_validators as primary_l1_validators
 from avadata.api.primary import network as primary_network
 from avadata.api.primary import openapi as primary_openapi
+from avadata.api.primary import rewards as primary_rewards
 from avadata.api.primary import routes as primary_routes
 from avadata.api.primary import supply as primary_supply
+from avadata.api.primary import validator_list as primary_validator_list
 from avadata.api.primary import validators as primary_validators
 from avadata.api.primary import vertices as primary_vertices
 from avadata.api.webhooks import routes as webhook_routes
@@ -80,6 +84,10 @@ _ROUTERS = (
     primary_addresses,
     primary_balances,
     primary_supply,
+    primary_validator_list,
+    primary_delegators,
+    primary_l1_validators,
+    primary_rewards,
     webhook_routes,
     webhook_stream,
     operation_routes,

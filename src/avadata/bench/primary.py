@@ -328,6 +328,40 @@ def _timed(client: httpx.Client, c: Case, rounds: int) -> api_load.Result:
     return api_load.Result(c.name, rounds / total, statistics.median(took), p99, errors)
 
 
+@dataclass(frozen=True, slots=True)
+class Load:
+    """How each case is measured: wrk for `seconds` over `connections`, or `rounds` requests."""
+
+    use_wrk: bool
+    seconds: float
+    connections: int
+    rounds: int
+
+    @property
+    def tool(self) -> str:
+        if self.use_wrk:
+            return f"`wrk -t1 -c{self.connections} -d{self.seconds:g}s` after 3 untimed requests"
+        return f"one keep-alive httpx client, {self.rounds} requests after up to 20 untimed ones"
+
+
+def _run_cases(
+    client: httpx.Client, base: str, cases: list[Case], load: Load
+) -> list[api_load.Result]:
+    results = []
+    for c in cases:
+        # wrk stops sending at its deadline, but the server still finishes the requests in
+        # flight: one /healthz waits them out (routes run inline on the event loop), so no case
+        # inherits the previous case's queue.
+        client.get(api_load.TRIVIAL)
+        for _ in range(3 if load.use_wrk else min(20, load.rounds)):
+            _call(client, c)
+        if load.use_wrk and c.body is None:
+            results.append(api_load.wrk(c.name, base + c.path, load.connections, load.seconds))
+        else:
+            results.append(_timed(client, c, load.rounds))
+    return results
+
+
 def measure_api(
     store: Store,
     page: int,
@@ -365,24 +399,10 @@ def measure_api(
                     for key in deep_rows
                 }
             load_before = os.getloadavg()[0]
-            results = []
-            for c in cases:
-                # wrk stops sending at its deadline, but the server still finishes the
-                # requests in flight: one /healthz waits them out (routes run inline on the
-                # event loop), so no case inherits the previous case's queue.
-                client.get(api_load.TRIVIAL)
-                for _ in range(3 if use_wrk else min(20, rounds)):
-                    _call(client, c)
-                if use_wrk and c.body is None:
-                    results.append(api_load.wrk(c.name, base + c.path, connections, seconds))
-                else:
-                    results.append(_timed(client, c, rounds))
+            load = Load(use_wrk, seconds, connections, rounds)
+            results = _run_cases(client, base, cases, load)
             load_after = os.getloadavg()[0]
-    tool = (
-        f"`wrk -t1 -c{connections} -d{seconds:g}s` after 3 untimed requests"
-        if use_wrk
-        else f"one keep-alive httpx client, {rounds} requests after up to 20 untimed ones"
-    )
+    tool = load.tool
     deep_first = {
         "transactions": deep_rows["transactions"]["txHash"],
         "utxos": deep_rows["utxos"]["utxoId"],
@@ -419,6 +439,119 @@ def _cases(
         Case("utxos, hot + 2 other addresses, page 1", f"{BASE}/utxos?{qs}"),
         *_address_cases(store.hot, _other(0)),
     ]
+    return _checked(client, cases)
+
+
+# -- the staking lists ---------------------------------------------------------------------------
+
+PRIMARY_SUBNET = "11111111111111111111111111111111LpoYY"
+
+
+@dataclass(frozen=True, slots=True)
+class StakingResult:
+    store: str  # what the served store holds, in words
+    results: list[api_load.Result]
+
+
+def _network_of(db: str) -> tuple[str, int]:
+    """The network the store holds (its name in the routes) and its P-chain tx count."""
+    from avadata import networks
+    from avadata.store.queries import chains as chain_queries
+
+    engine = make_engine(db)
+    with engine.connect() as conn:
+        found = chain_queries.primary_network(conn)
+        counts = offsets.primary_tx_counts(conn)
+    engine.dispose()
+    if found is None:
+        raise SystemExit(f"{db}: no primary network recorded")
+    return networks.by_id(found).name, counts.get("P", 0)
+
+
+def _last_page(client: httpx.Client, path: str) -> str:
+    """`path` with the page token of its last page of 10, found by following the tokens."""
+    token, last = None, path
+    while True:
+        body = client.get(path, params={"pageToken": token} if token else {}).json()
+        token = body.get("nextPageToken")
+        if token is None:
+            return last
+        last = f"{path}{'&' if '?' in path else '?'}pageToken={token}"
+
+
+def staking_cases(client: httpx.Client, net: str, address: str | None) -> list[Case]:
+    """listValidators (page 1, the last page, filtered and sorted in the store and here),
+    listDelegators, listL1Validators and the rewards lists of up to five nodes (or `address`,
+    when the store holds no validator)."""
+    base = f"/v1/networks/{net}"
+    every = client.get(f"{base}/validators", params={"pageSize": 100}).json()["validators"]
+    nodes = ",".join(sorted({v["nodeId"] for v in every})[:5])
+    who = f"nodeIds={nodes}" if nodes else f"addresses={address}"
+    active = f"validationStatus=active&subnetId={PRIMARY_SUBNET}"
+    cases = [
+        Case("listValidators, page 1", f"{base}/validators"),
+        Case("listValidators, last page", _last_page(client, f"{base}/validators")),
+        Case(
+            "listValidators, time and fee bounds, sortBy=timeRemaining",
+            f"{base}/validators?minTimeRemaining=1&minFeePercentage=2&sortBy=timeRemaining",
+        ),
+        Case(
+            "listValidators, active, sortBy=delegationCapacity",
+            f"{base}/validators?{active}&sortBy=delegationCapacity",
+        ),
+        Case("listDelegators, page 1", f"{base}/delegators"),
+        Case(
+            "listL1Validators, with inactive ones",
+            f"{base}/l1Validators?includeInactiveL1Validators=true",
+        ),
+        Case("listPendingPrimaryNetworkRewards", f"{base}/rewards:listPending?{who}"),
+        Case("listHistoricalPrimaryNetworkRewards", f"{base}/rewards?{who}"),
+    ]
+    return _checked(client, cases)
+
+
+def measure_staking(db: str, load: Load, address: str | None = None) -> StakingResult:
+    """The staking lists of the store at `db`, served by a real `avadata serve`."""
+    net, p_txs = _network_of(db)
+    with api_load.served(db) as base, httpx.Client(base_url=base, timeout=120) as client:
+        cases = staking_cases(client, net, address)
+        every = client.get(f"/v1/networks/{net}/validators", params={"pageSize": 100}).json()
+        l1 = client.get(
+            f"/v1/networks/{net}/l1Validators",
+            params={"pageSize": 100, "includeInactiveL1Validators": "true"},
+        ).json()
+        held = (
+            f"{p_txs:,} P-chain txs, {len(every['validators'])}"
+            f"{'+' if 'nextPageToken' in every else ''} validation periods, "
+            f"{len(l1['validators'])} L1 validations"
+        )
+        return StakingResult(held, _run_cases(client, base, cases, load))
+
+
+def staking_report(results: list[StakingResult]) -> str:
+    lines = [
+        "| store | endpoint | req/s | p50 ms | p99 ms | non-2xx |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for res in results:
+        for r in res.results:
+            lines.append(
+                f"| {res.store} | {r.name} | {r.rps:,.0f} | {r.p50_ms:.2f} | {r.p99_ms:.2f} "
+                f"| {r.errors} |"
+            )
+    worst = max((r.p99_ms for res in results for r in res.results), default=0.0)
+    return (
+        "### Staking lists\n\nThe devnet's ingest store (validators, delegators, rewards, L1 "
+        "validators) and the API store (many P-chain txs, no staker: what a list pays for the "
+        "txs it does not read), default pageSize (10).\n\n"
+        + "\n".join(lines)
+        + f"\n\n- p99 under {P99_MS:.0f} ms on every staking list: "
+        + f"{'yes' if worst < P99_MS else 'NO'} (worst {worst:.1f} ms)"
+    )
+
+
+def _checked(client: httpx.Client, cases: list[Case]) -> list[Case]:
+    """`cases`, each fetched once: a warm-up, and an early failure on any error."""
     for c in cases:
         r = _call(client, c)
         if r.status_code != 200:
@@ -452,7 +585,14 @@ def wrk_available(install: bool) -> bool:
 # -- the report ---------------------------------------------------------------------------------
 
 
-def report(ingest: IngestResult, served: ApiResult, page: int, machine: str, command: str) -> str:
+def report(
+    ingest: IngestResult,
+    served: ApiResult,
+    page: int,
+    machine: str,
+    command: str,
+    staking: list[StakingResult] | None = None,
+) -> str:
     s = ingest.seconds
     rows = [
         "| index read (store cursor) | containers | txs of the chain | containers/s | txs/s |",
@@ -534,4 +674,7 @@ def report(ingest: IngestResult, served: ApiResult, page: int, machine: str, com
         + f"\n\nMachine load average (1 min) {served.load_before:.1f} before and "
         f"{served.load_after:.1f} after the measurements, on {os.cpu_count()} CPUs."
     )
-    return ingest_text + "\n\n" + api_text + f"\n\nMachine: {machine}\n\nCommand: `{command}`"
+    lists = "\n\n" + staking_report(staking) if staking else ""
+    return (
+        ingest_text + "\n\n" + api_text + lists + f"\n\nMachine: {machine}\n\nCommand: `{command}`"
+    )

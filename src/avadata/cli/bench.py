@@ -161,6 +161,12 @@ def primary(
     served = bench.measure_api(
         store, page, use_wrk=use_wrk, seconds=seconds, connections=connections, rounds=rounds
     )
+    typer.echo("api: the staking lists...", err=True)
+    load = bench.Load(use_wrk, seconds, connections, rounds)
+    staking = [
+        bench.measure_staking(ingest.db, load),
+        bench.measure_staking(store.db, load, address=store.hot),
+    ]
     command = (
         f"avadata bench primary --p-blocks {p_blocks} --x-blocks {x_blocks} --utxos {utxos}"
         f" --page {page} --client {client}"
@@ -171,7 +177,7 @@ def primary(
         )
         + f" --seed {seed}"
     )
-    text = bench.report(ingest, served, page, describe(), command)
+    text = bench.report(ingest, served, page, describe(), command, staking)
     _publish("primary", text, write_docs)
 
 

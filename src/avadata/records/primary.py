@@ -55,7 +55,8 @@ class Asset(NamedTuple):
 
 
 class Owner(NamedTuple):
-    """An L1 validation's remainingBalanceOwner: who its refund goes to."""
+    """An L1 validation's remainingBalanceOwner (who its refund goes to) or
+    deactivationOwner (who may disable it)."""
 
     threshold: int
     addresses: tuple[str, ...]
@@ -68,6 +69,7 @@ class L1Validator(NamedTuple):
     subnet_id: str
     node_id: str
     remaining_balance_owner: Owner | None
+    deactivation_owner: Owner | None = None
 
 
 class L1Refund(NamedTuple):

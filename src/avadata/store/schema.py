@@ -859,6 +859,8 @@ primary_validations = Table(
     Column("formula_reward", U256()),
     PrimaryKeyConstraint("tx_hash"),
     Index(None, "node_id", "start_ts", "tx_hash"),
+    # listValidators' and listDelegators' default order (revision 0019)
+    Index(None, "block_timestamp", "tx_hash"),
 )
 
 # The P-chain supply the node reported (platform.getCurrentSupply) at a height, and the
@@ -915,6 +917,8 @@ primary_l1_validators = Table(
     # JSON {"threshold", "addresses"} (bech32 without chain prefix, as UTXO rows): who gets
     # the balance back on disable or removal; NULL in stores written before revision 0008
     Column("remaining_balance_owner", Text, nullable=True),
+    # the same for who may disable it (its deactivationOwner); NULL before revision 0019
+    Column("deactivation_owner", Text, nullable=True),
     PrimaryKeyConstraint("validation_id"),
 )
 

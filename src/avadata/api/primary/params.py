@@ -6,7 +6,7 @@ from __future__ import annotations
 from avadata import networks
 from avadata.api.deps import AppState, read_conn
 from avadata.api.errors import bad_request, not_found
-from avadata.decode.codec.ids import cb58_decode, cb58_encode, parse_bech32_address
+from avadata.decode.codec.ids import cb58_decode, cb58_encode, parse_bech32_address, parse_node_id
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE
 from avadata.decode.codec.reader import DecodeError
 from avadata.decode.codec.xchain import XCHAIN_TABLE
@@ -104,33 +104,34 @@ def chain(net: str, value: str) -> str:
 MAX_ADDRESSES = 256
 
 
-def addresses(net: str, chain_key: str, value: str | None) -> list[str]:
+def addresses(net: str, chain_key: str, value: str | None, name: str = "addresses") -> list[str]:
     """Comma-separated bech32 addresses (optional P-/X- prefix) -> bare bech32 strings; 0x
-    EVM addresses are accepted on the C-chain (atomic lookups), lower-cased."""
+    EVM addresses are accepted on the C-chain (atomic lookups), lower-cased. A 400 names
+    `name`, the query parameter."""
     if value is None or value.strip() == "":
         return []
     given = value.split(",")
     if len(given) > MAX_ADDRESSES:
-        raise bad_request(f"addresses: at most {MAX_ADDRESSES} addresses, got {len(given)}")
+        raise bad_request(f"{name}: at most {MAX_ADDRESSES} addresses, got {len(given)}")
     out: list[str] = []
     for raw in given:
         text = raw.strip()
         if chain_key == "C" and text.lower().startswith("0x"):
             if len(text) != 42 or any(c not in "0123456789abcdef" for c in text[2:].lower()):
-                raise bad_request(f"addresses: {text!r} is not a 0x 20-byte address")
+                raise bad_request(f"{name}: {text!r} is not a 0x 20-byte address")
             out.append(text.lower())
             continue
         try:
             prefix, found, data = parse_bech32_address(text)
         except DecodeError:
             raise bad_request(
-                f"addresses: {text!r} is not a valid bech32 address (bad checksum or characters)"
+                f"{name}: {text!r} is not a valid bech32 address (bad checksum or characters)"
             ) from None
         if prefix not in (None, "P", "X", "C") or len(data) != 20:
-            raise bad_request(f"addresses: {text!r} is not a P-/X- chain address")
+            raise bad_request(f"{name}: {text!r} is not a P-/X- chain address")
         if found != hrp(net):
             raise bad_request(
-                f"addresses: {text!r} has HRP {found!r}, {net} addresses use {hrp(net)!r}"
+                f"{name}: {text!r} has HRP {found!r}, {net} addresses use {hrp(net)!r}"
             )
         out.append(text.rpartition("-")[2].lower())
     return sorted(set(out))
@@ -215,3 +216,23 @@ def tx_types(values: list[str] | None) -> list[str]:
 def asset_id(value: str | None) -> str | None:
     """A CB58 32-byte asset ID, as the store keys it."""
     return None if value is None else _id32("assetId", value, "asset ID")
+
+
+MAX_NODE_IDS = 100
+
+
+def node_ids(value: str | None) -> tuple[str, ...]:
+    """Comma-separated NodeID-... strings, each with a valid CB58 checksum, distinct, sorted."""
+    if value is None or not value.strip():
+        return ()
+    given = sorted({p.strip() for p in value.split(",") if p.strip()})
+    if len(given) > MAX_NODE_IDS:
+        raise bad_request(f"nodeIds: at most {MAX_NODE_IDS} node IDs, got {len(given)}")
+    for p in given:
+        try:
+            parse_node_id(p)
+        except DecodeError:
+            raise bad_request(
+                f"nodeIds: {_shown(p)} is not a NodeID-... with a valid CB58 checksum"
+            ) from None
+    return tuple(given)

@@ -9,6 +9,7 @@ platform.getCurrentValidators; reward amounts of completed periods from its rewa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -22,7 +23,9 @@ from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
 from avadata.decode.codec.ids import parse_node_id
 from avadata.decode.codec.reader import DecodeError
+from avadata.decode.primary.reward import delegation_capacity
 from avadata.store.primary.queries import validators as queries
+from avadata.store.types import Connection
 
 router = APIRouter(tags=["Primary Network"])
 
@@ -65,11 +68,14 @@ def period_json(
     if status == "active":
         current = [d for d in delegators if d.reward_tx_hash is None and d.start_ts <= now]
         weight = int(row.amount_staked)
+        delegated = sum(int(d.amount_staked) for d in current)
+        if row.kind == "validator":
+            out["delegationCapacity"] = str(delegation_capacity(weight, delegated))
         out.update(
             {
                 "stakePercentage": 100.0 * weight / total_active if total_active else 0.0,
                 "delegatorCount": len(current),
-                "amountDelegated": str(sum(int(d.amount_staked) for d in current)),
+                "amountDelegated": str(delegated),
                 # Unknown without the node's snapshot: 0, never a guess above it.
                 "uptimePerformance": float(row.uptime) if row.uptime is not None else 0.0,
                 "potentialRewards": {
@@ -142,17 +148,24 @@ def validator_details(
             conn, node_id, now, pg.after, pg.size + 1, desc=desc, status=validationStatus
         )
         served, token = cut(rows, pg, lambda r: (int(r.start_ts), str(r.tx_hash)))
-        delegs = queries.delegations(conn, served)
-        totals: dict[str, int] = {}
-        out = []
-        for row in served:
-            status = queries.status_of(row, now)
-            if status == "active" and row.subnet_id not in totals:
-                totals[row.subnet_id] = queries.active_stake(conn, row.subnet_id, now)
-            mine = [
-                d
-                for d in delegs
-                if d.subnet_id == row.subnet_id and row.start_ts <= d.start_ts < row.end_ts
-            ]
-            out.append(period_json(row, status, mine, totals.get(row.subnet_id, 0), now))
+        out = shaped(conn, served, now)
     return JsonResponse(with_token({"validators": out}, token))
+
+
+def shaped(conn: Connection, served: Sequence[Any], now: int) -> list[dict[str, Any]]:
+    """The served periods, each in the shape of its status at `now`, with its delegators."""
+    delegs = queries.delegations(conn, served)
+    totals: dict[str, int] = {}
+    out = []
+    for row in served:
+        status = queries.status_of(row, now)
+        if status == "active" and row.subnet_id not in totals:
+            totals[row.subnet_id] = queries.active_stake(conn, row.subnet_id, now)
+        mine = [
+            d
+            for d in delegs
+            if (d.node_id, d.subnet_id) == (row.node_id, row.subnet_id)
+            and row.start_ts <= d.start_ts < row.end_ts
+        ]
+        out.append(period_json(row, status, mine, totals.get(row.subnet_id, 0), now))
+    return out

@@ -94,18 +94,27 @@ def l1_details(unsigned: Any) -> list[dict[str, Any]]:
     return []
 
 
-def refund_owners(unsigned: Any) -> dict[bytes, PChainOwner]:
-    """validation ID -> remainingBalanceOwner of each L1 validation this tx creates: who a
-    later disable or removal refunds the balance to (the refund tx names only the ID)."""
+def validator_owners(unsigned: Any) -> dict[bytes, tuple[PChainOwner, PChainOwner]]:
+    """validation ID -> (remainingBalanceOwner, deactivationOwner) of each L1 validation this
+    tx creates: who a later disable or removal refunds the balance to, and who may disable
+    it (later txs name only the ID)."""
     if isinstance(unsigned, ConvertSubnetToL1Tx):
         return {
-            validation_id_of_conversion(unsigned.subnet_id, i): v.remaining_balance_owner
+            validation_id_of_conversion(unsigned.subnet_id, i): (
+                v.remaining_balance_owner,
+                v.deactivation_owner,
+            )
             for i, v in enumerate(unsigned.validators)
         }
     if isinstance(unsigned, RegisterL1ValidatorTx):
         _, call, message = l1_message_of(unsigned.message)
         if isinstance(message, RegisterL1Validator):
-            return {validation_id_of_registration(call.payload): message.remaining_balance_owner}
+            return {
+                validation_id_of_registration(call.payload): (
+                    message.remaining_balance_owner,
+                    message.disable_owner,
+                )
+            }
     return {}
 
 

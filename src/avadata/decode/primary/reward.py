@@ -45,6 +45,18 @@ def potential_reward(
     return min(reward, remaining)
 
 
+# avalanchego's staking config of mainnet and Fuji: a validator's weight (own stake plus its
+# delegators') stays under min(MaxValidatorStake, MaxValidatorWeightFactor x own stake).
+MAX_VALIDATOR_STAKE = 3_000_000 * 10**9
+MAX_VALIDATOR_WEIGHT_FACTOR = 5
+
+
+def delegation_capacity(staked: int, delegated: int) -> int:
+    """nAVAX more that delegators may stake on a validator of `staked` holding `delegated`."""
+    ceiling = min(MAX_VALIDATOR_STAKE, MAX_VALIDATOR_WEIGHT_FACTOR * staked)
+    return max(0, ceiling - staked - delegated)
+
+
 def split_delegation(potential: int, shares: int) -> tuple[int, int]:
     """(delegator's part, validator's fee) of a delegator's reward; shares in parts per 1e6."""
     delegator = (PERCENT_DENOMINATOR - shares) * potential // PERCENT_DENOMINATOR

@@ -23,7 +23,12 @@ from avadata.decode.codec.xchain_fx import NftMintOutput, NftTransferOutput
 from avadata.decode.primary.blocks import BlockFacts
 from avadata.decode.primary.burns import burned, l1_deposit
 from avadata.decode.primary.credentials import move_credentials
-from avadata.decode.primary.l1 import l1_details, owner_record, refund_owners, refunded_validation
+from avadata.decode.primary.l1 import (
+    l1_details,
+    owner_record,
+    refunded_validation,
+    validator_owners,
+)
 from avadata.decode.primary.stakers import staker_record
 from avadata.decode.primary.utxos import TABLES, utxo_record
 from avadata.records.primary import Asset, Block, L1Refund, L1Validator, Spend, Tx
@@ -183,16 +188,20 @@ def _with_p_facts(record: Tx, unsigned: Any, tx_id: bytes, n_base: int, hrp: str
     details = l1_details(unsigned)
     if details:
         record.body["l1ValidatorDetails"] = details
-    owners = {cb58_encode(k): owner_record(o, hrp) for k, o in refund_owners(unsigned).items()}
+    owners = {
+        cb58_encode(k): (owner_record(refund, hrp), owner_record(disable, hrp))
+        for k, (refund, disable) in validator_owners(unsigned).items()
+    }
     refunded = refunded_validation(unsigned, details)
     refund = None
     if refunded is not None:
         index = n_base  # avalanchego's refund index: len(outputs)
         refund = L1Refund(cb58_encode(utxo_id(tx_id, index)), index, refunded)
     validators = [
-        L1Validator(d["validationId"], d["subnetId"], d["nodeId"], owners.get(d["validationId"]))
+        L1Validator(d["validationId"], d["subnetId"], d["nodeId"], *owners.get(vid, (None, None)))
         for d in details
         if "nodeId" in d and "subnetId" in d
+        for vid in (d["validationId"],)
     ]
     return record._replace(
         l1_validations=[str(d["validationId"]) for d in details],

@@ -48,7 +48,7 @@ class BlockRows:
 
 
 def owner_json(owner: Owner) -> str:
-    """The remaining_balance_owner column's text."""
+    """The remaining_balance_owner (or deactivation_owner) column's text."""
     return orjson.dumps({"threshold": owner.threshold, "addresses": list(owner.addresses)}).decode()
 
 
@@ -251,6 +251,9 @@ def _l1_rows(rows: BlockRows, block: Block, tx: Tx) -> None:
             "remaining_balance_owner": None
             if v.remaining_balance_owner is None
             else owner_json(v.remaining_balance_owner),
+            "deactivation_owner": None
+            if v.deactivation_owner is None
+            else owner_json(v.deactivation_owner),
         }
         for v in tx.l1_validators
     ]

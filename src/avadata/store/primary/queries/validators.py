@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Row, and_, func, not_, or_, select, tuple_
-from sqlalchemy.sql import ColumnElement
+from sqlalchemy.sql import ColumnElement, Select
 
 from avadata.records.primary import PRIMARY_SUBNET as PRIMARY
 from avadata.store.schema import (
@@ -69,6 +69,18 @@ def status_of(row: Row[tuple[object, ...]], now: int) -> str:
     return "pending" if int(row.start_ts) > now else "active"  # type: ignore[call-overload]
 
 
+def with_live() -> Select[Any]:
+    """Validation periods with what the node's snapshot says of the current ones."""
+    live = primary_staker_live.c
+    return select(
+        primary_validations,
+        live.potential_reward,
+        live.delegatee_reward,
+        live.uptime,
+        live.connected,
+    ).outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
+
+
 def list_validations(
     conn: Connection,
     node_id: str,
@@ -79,18 +91,7 @@ def list_validations(
     desc: bool,
     status: str | None,
 ) -> Sequence[Row[tuple[object, ...]]]:
-    live = primary_staker_live.c
-    stmt = (
-        select(
-            primary_validations,
-            live.potential_reward,
-            live.delegatee_reward,
-            live.uptime,
-            live.connected,
-        )
-        .outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
-        .where(v.node_id == node_id, v.kind != "delegator")
-    )
+    stmt = with_live().where(v.node_id == node_id, v.kind != "delegator")
     if status is not None:
         stmt = stmt.where(status_condition(status, now))
     key = tuple_(v.start_ts, v.tx_hash)

@@ -1,18 +1,10 @@
-// Primary network: current validators and L1 validators as the API has them, and the newest
-// P-, X- and C-chain (atomic) transactions.
-//
-// The API serves no validator listing yet: current validators are the staking txs among the
-// newest P-chain transactions whose period holds the present, completed by each node's
-// validator details (uptime, potential reward, delegators). L1 validators are the
-// l1ValidatorDetails of the newest P-chain txs (the newest entry per validation is its
-// state). Runway needs the L1 fee rate, which the API does not serve.
+// Primary network: current validators and L1 validators as the API lists them
+// (listValidators, listL1Validators), and the newest P-, X- and C-chain (atomic) transactions.
 import { collect, get } from "../api.js";
 import { PRIMARY, primaryNetwork, ptxPath } from "../chains.js";
 import { age, avax, errorText, h, link, now, num, short, table, when } from "../dom.js";
 
 const PRIMARY_SUBNET = "11111111111111111111111111111111LpoYY";
-const VALIDATOR_TXS = new Set(["AddValidatorTx", "AddPermissionlessValidatorTx"]);
-const DELEGATOR_TXS = new Set(["AddDelegatorTx", "AddPermissionlessDelegatorTx"]);
 const MAX_NODES = 40;
 
 export const txLink = (key, tx) => link(`#/ptx/${key}/${tx.txHash}`, short(tx.txHash, 8), tx.txHash);
@@ -22,68 +14,48 @@ export function staked(tx) {
   return (tx.amountStaked || []).reduce((a, x) => a + BigInt(x.amount), 0n);
 }
 
-function current(txs, t) {
-  const validators = new Map();
-  const delegators = new Map();
-  for (const tx of txs) {
-    const open = tx.startTimestamp <= t && t < tx.endTimestamp;
-    if (!open || (tx.subnetId && tx.subnetId !== PRIMARY_SUBNET)) continue;
-    if (VALIDATOR_TXS.has(tx.txType) && !validators.has(tx.nodeId)) validators.set(tx.nodeId, tx);
-    if (DELEGATOR_TXS.has(tx.txType)) delegators.set(tx.nodeId, (delegators.get(tx.nodeId) || 0) + 1);
-  }
-  return { validators: [...validators.values()], delegators };
-}
-
-async function details(net, nodeId) {
-  const answer = await get(`/v1/networks/${net}/validators/${nodeId}`, { pageSize: 10 });
-  return (answer.validators || []).find((v) => v.validationStatus === "active") || null;
-}
-
-async function validatorsSection(net, txs) {
-  // The P-chain's current time as the validators route judges status: its newest block's.
-  const t = txs.length ? txs[0].blockTimestamp : now();
-  const { validators, delegators } = current(txs, t);
-  const shown = validators.slice(0, MAX_NODES);
-  const live = await Promise.all(shown.map((v) => details(net, v.nodeId).catch(() => null)));
-  const rows = shown.map((tx, i) => {
-    const d = live[i];
-    return [
-      nodeLink(tx.nodeId), avax(staked(tx).toString()), num(delegators.get(tx.nodeId) || 0),
-      d && d.uptimePerformance !== undefined ? `${num(d.uptimePerformance)} %` : "—",
-      d && d.potentialRewards ? avax(d.potentialRewards.validationRewardAmount) : tx.estimatedReward ? avax(tx.estimatedReward) : "—",
-      when(tx.startTimestamp), `${when(tx.endTimestamp)} (${age(tx.endTimestamp - t)} left)`, txLink("P", tx),
-    ];
-  });
+async function validatorsSection(net, t) {
+  const query = { pageSize: 100, validationStatus: "active", subnetId: PRIMARY_SUBNET };
+  const { items, complete } = await collect(`/v1/networks/${net}/validators`, query, "validators");
+  const shown = items.slice(0, MAX_NODES);
+  const rows = shown.map((v) => [
+    nodeLink(v.nodeId), avax(v.amountStaked), num(v.delegatorCount), `${num(v.uptimePerformance)} %`,
+    avax(v.potentialRewards.validationRewardAmount), avax(v.delegationCapacity ?? null),
+    when(v.startTimestamp), `${when(v.endTimestamp)} (${age(v.endTimestamp - t)} left)`, txLink("P", v),
+  ]);
   const headers = ["Node", { label: "Stake", num: true }, { label: "Delegations", num: true },
-    { label: "Uptime", num: true }, { label: "Potential reward", num: true }, "Start", "End", "Added by"];
+    { label: "Uptime", num: true }, { label: "Potential reward", num: true },
+    { label: "Delegation capacity", num: true }, "Start", "End", "Added by"];
   return [
-    h("h2", { id: "validators" }, `Current validators (${num(validators.length)})`),
-    validators.length > shown.length ? h("p", { class: "muted" }, `The first ${MAX_NODES} are shown.`) : null,
-    rows.length ? table("Current validators", headers, rows) : h("p", { class: "muted" }, "None among the indexed P-chain transactions."),
+    h("h2", { id: "validators" }, `Current validators (${num(items.length)}${complete ? "" : "+"})`),
+    items.length > shown.length ? h("p", { class: "muted" }, `The first ${MAX_NODES} are shown.`) : null,
+    rows.length ? table("Current validators", headers, rows) : h("p", { class: "muted" }, "None indexed."),
   ];
 }
 
-function l1Section(txs) {
-  const seen = new Map();
-  for (const tx of txs) {
-    for (const d of tx.l1ValidatorDetails || []) {
-      if (!seen.has(d.validationId)) seen.set(d.validationId, { d, tx });
-    }
-  }
-  const rows = [...seen.values()].map(({ d, tx }) => {
-    const removed = tx.txType === "DisableL1ValidatorTx" || Number(d.weight) === 0;
+function l1Status(v) {
+  if (v.feeRatePerSecond > 0) return "active";
+  return v.weight === 0 ? "removed" : "inactive";
+}
+
+async function l1Section(net, t) {
+  const query = { pageSize: 100, includeInactiveL1Validators: true };
+  const { items } = await collect(`/v1/networks/${net}/l1Validators`, query, "validators");
+  const rows = items.map((v) => {
+    const end = v.predictedDeactivationTimestamp;
     return [
-      h("span", { class: "mono", title: d.validationId }, short(d.validationId, 8)),
-      d.nodeId ? nodeLink(d.nodeId) : "—", h("span", { class: "mono", title: d.subnetId }, short(d.subnetId || "—", 8)),
-      num(d.weight), avax(d.remainingBalance), removed ? "removed" : "active", `${tx.txType}, ${when(tx.blockTimestamp)}`, txLink("P", tx),
+      h("span", { class: "mono", title: v.validationId }, short(v.validationId, 8)),
+      nodeLink(v.nodeId), h("span", { class: "mono", title: v.subnetId }, short(v.subnetId, 8)),
+      num(v.weight), avax(v.remainingBalance), l1Status(v),
+      end ? `${when(end)} (${age(end - t)} left)` : "—", when(v.creationTimestamp),
     ];
   });
   const headers = ["Validation", "Node", "Subnet", { label: "Weight", num: true }, { label: "Remaining balance", num: true },
-    "Status", "Last change", "Tx"];
+    "Status", "Runs out", "Created"];
   return [
     h("h2", { id: "l1" }, `L1 validators (${num(rows.length)})`),
-    h("p", { class: "muted" }, "Remaining balance is the node's answer at the indexer's last snapshot; the runway needs the L1 fee rate, which the API does not serve."),
-    rows.length ? table("L1 validators", headers, rows) : h("p", { class: "muted" }, "None among the indexed P-chain transactions."),
+    h("p", { class: "muted" }, "Remaining balance at the newest indexed P-chain block; it runs out at the continuous fee's current rate."),
+    rows.length ? table("L1 validators", headers, rows) : h("p", { class: "muted" }, "None indexed."),
   ];
 }
 
@@ -104,8 +76,10 @@ export async function primary() {
   ]);
   const txs = pTxs.items;
   const out = [h("h1", {}, `Primary network (${net})`)];
-  out.push(...(await validatorsSection(net, txs).catch((e) => [errorText(e)])));
-  out.push(...l1Section(txs));
+  // The P-chain's current time as the lists judge status: its newest block's.
+  const t = txs.length ? txs[0].blockTimestamp : now();
+  out.push(...(await validatorsSection(net, t).catch((e) => [errorText(e)])));
+  out.push(...(await l1Section(net, t).catch((e) => [errorText(e)])));
   out.push(h("h2", {}, "Newest transactions"));
   const lists = [txs.slice(0, 10), others[0].transactions, others[1].transactions];
   PRIMARY.forEach((c, i) => {

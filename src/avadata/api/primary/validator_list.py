@@ -1,0 +1,216 @@
+"""GET /v1/networks/{network}/validators (listValidators): every validation period, in the
+shapes of getSingleValidatorDetails (validators.py), filtered and sorted as the reference's
+parameters say.
+
+Stage: api. Status, subnet, node IDs (substrings), fee, time remaining and uptime select rows
+in the store; blockIndex (the staking tx's block time), timeRemaining and delegationFee are
+keyset orders of the store. Delegation capacity depends on the delegators active now, so a
+capacity bound or a sort by capacity or uptime reads the selected periods whole and orders
+them here (the positions are the same (value, tx hash) pairs). Values that only active
+periods have (capacity; uptime, the node's snapshot) leave the others out of a bound on them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+
+from avadata.api.deps import State, on_store, read_conn
+from avadata.api.encoding import JsonResponse
+from avadata.api.errors import ERROR_RESPONSES, bad_request
+from avadata.api.paging import Page, PageSize, PageToken, page, with_token
+from avadata.api.primary import params
+from avadata.api.primary.openapi import ok
+from avadata.api.primary.validators import Status, shaped
+from avadata.decode.primary.reward import delegation_capacity
+from avadata.store.primary.queries import stakers
+from avadata.store.primary.queries import validators as queries
+from avadata.store.types import Connection
+
+router = APIRouter(tags=["Primary Network"])
+
+SortBy = Literal[
+    "blockIndex", "delegationCapacity", "timeRemaining", "delegationFee", "uptimePerformance"
+]
+Order = Annotated[Literal["asc", "desc"] | None, Query(alias="sortOrder")]
+MAX_CAPACITY = 720_000_000 * 10**9  # the reference's bound: the supply cap
+_NODE_PART = re.compile(r"[A-Za-z0-9-]{1,64}")
+
+
+def node_parts(value: str | None) -> tuple[str, ...]:
+    """Comma-separated node IDs or parts of them (the reference matches substrings)."""
+    if value is None or not value.strip():
+        return ()
+    given = [p.strip() for p in value.split(",") if p.strip()]
+    if len(given) > params.MAX_NODE_IDS:
+        raise bad_request(f"nodeIds: at most {params.MAX_NODE_IDS} node IDs, got {len(given)}")
+    for p in given:
+        if not _NODE_PART.fullmatch(p):
+            raise bad_request(f"nodeIds: {p[:80]!r} is not a node ID nor part of one")
+    return tuple(sorted(set(given)))
+
+
+def _capacity(name: str, value: str | None) -> int | None:
+    if value is None:
+        return None
+    text = value.strip()
+    if not text.isdigit() or int(text) > MAX_CAPACITY:
+        raise bad_request(f"{name}: an integer of nAVAX from 0 to {MAX_CAPACITY} (got {value!r})")
+    return int(text)
+
+
+def bounds(
+    name: str, low: Any, high: Any, scale: Callable[[Any], Any] = lambda x: x
+) -> tuple[Any, Any]:
+    """(min, max) of a min<name>/max<name> pair, scaled; 400 naming min<name> if min > max."""
+    if low is not None and high is not None and low > high:
+        raise bad_request(f"min{name}: must be <= max{name} ({low} > {high})")
+    return (None if low is None else scale(low), None if high is None else scale(high))
+
+
+def _seconds(x: float) -> int:
+    return int(x)
+
+
+def _ppm(x: float) -> int:
+    # percent -> parts per million, as the store keeps delegation fees
+    return round(x * 10_000)
+
+
+@router.get(
+    "/v1/networks/{network}/validators",
+    operation_id="listValidators",
+    responses={**ok("ListValidatorDetailsResponse"), **ERROR_RESPONSES},
+    response_model=None,
+)
+@on_store
+def list_validators(
+    st: State,
+    network: Annotated[str, Path(description="mainnet, fuji or testnet")],
+    pageToken: PageToken = None,
+    pageSize: PageSize = 10,
+    nodeIds: Annotated[str | None, Query(description="comma-separated, substrings")] = None,
+    sortBy: Annotated[SortBy | None, Query()] = None,
+    sortOrder: Order = None,
+    validationStatus: Annotated[Status | None, Query()] = None,
+    minDelegationCapacity: Annotated[str | None, Query()] = None,
+    maxDelegationCapacity: Annotated[str | None, Query()] = None,
+    minTimeRemaining: Annotated[float | None, Query(ge=0, le=2147483647)] = None,
+    maxTimeRemaining: Annotated[float | None, Query(ge=0, le=2147483647)] = None,
+    minFeePercentage: Annotated[float | None, Query(ge=2, le=100)] = None,
+    maxFeePercentage: Annotated[float | None, Query(ge=2, le=100)] = None,
+    minUptimePerformance: Annotated[float | None, Query(ge=0, le=100)] = None,
+    maxUptimePerformance: Annotated[float | None, Query(ge=0, le=100)] = None,
+    subnetId: Annotated[str | None, Query()] = None,
+) -> JsonResponse:
+    params.network(network, params.indexed_network(st))
+    capacity = bounds(
+        "DelegationCapacity",
+        _capacity("minDelegationCapacity", minDelegationCapacity),
+        _capacity("maxDelegationCapacity", maxDelegationCapacity),
+    )
+    remaining = bounds("TimeRemaining", minTimeRemaining, maxTimeRemaining, _seconds)
+    f = stakers.PeriodFilter(
+        kinds=("validator", "subnet_validator"),
+        status=validationStatus,
+        subnet_id=None if subnetId is None else params.subnet_id(subnetId),
+        node_parts=node_parts(nodeIds),
+        fee_ppm=bounds("FeePercentage", minFeePercentage, maxFeePercentage, _ppm),
+        uptime=bounds("UptimePerformance", minUptimePerformance, maxUptimePerformance),
+    )
+    sort = sortBy or "blockIndex"
+    desc = sortOrder != "asc"
+    filters = {"f": repr(f), "rem": remaining, "cap": capacity, "s": sort, "d": desc}
+    pg = page(st, "validators", filters, pageToken, pageSize, arity=2)
+    with read_conn(st) as conn:
+        now = queries.p_chain_now(conn)
+        if now is None:
+            return JsonResponse({"validators": []})
+        # Time remaining is max(0, end - now): bounds on it are bounds on the end.
+        low, high = remaining
+        ends = (None if not low else now + low, None if high is None else now + high)
+        f = dataclasses.replace(f, ends=ends)
+        served, token = _page(conn, f, now, (sort, desc), capacity, pg)
+        out = shaped(conn, served, now)
+    return JsonResponse(with_token({"validators": out}, token))
+
+
+def _page(
+    conn: Connection,
+    f: stakers.PeriodFilter,
+    now: int,
+    order: tuple[str, bool],
+    capacity: tuple[int | None, int | None],
+    pg: Page,
+) -> tuple[Sequence[Any], str | None]:
+    """One page of the periods `f` selects: a keyset query when the store can order and
+    filter them, else every selected period ranked here."""
+    sort, desc = order
+    rows: Sequence[Any]
+    if sort in stakers.SQL_SORTS and capacity == (None, None):
+        rows = stakers.list_periods(conn, f, now, pg.after, pg.size + 1, desc=desc, sort=sort)
+        key: Callable[[Any], tuple[int, str]] = _sql_key(sort)
+    else:
+        rows, key = _ranked(conn, f, now, sort, capacity, desc)
+        rows = _after(rows, key, pg.after, desc)[: pg.size + 1]
+    served = rows[: pg.size]
+    return served, pg.token(key(served[-1])) if len(rows) > pg.size else None
+
+
+def _sql_key(sort: str) -> Callable[[Any], tuple[int, str]]:
+    if sort == "timeRemaining":
+        return lambda r: (int(r.end_ts), str(r.tx_hash))
+    if sort == "delegationFee":
+        return lambda r: (-1 if r.delegation_fee is None else int(r.delegation_fee), str(r.tx_hash))
+    return lambda r: (int(r.block_timestamp), str(r.tx_hash))
+
+
+def _ranked(
+    conn: Connection,
+    f: stakers.PeriodFilter,
+    now: int,
+    sort: str,
+    capacity: tuple[int | None, int | None],
+    desc: bool,
+) -> tuple[list[Any], Callable[[Any], tuple[int, str]]]:
+    """Every period `f` selects within the capacity bounds, in (sort value, tx hash) order."""
+    rows = list(stakers.list_periods(conn, f, now, None, None, desc=False))
+    active = [r for r in rows if r.kind == "validator" and queries.status_of(r, now) == "active"]
+    held = stakers.delegated(conn, [r.node_id for r in active], now)
+    caps = {
+        r.tx_hash: delegation_capacity(int(r.amount_staked), held.get(r.node_id, 0)) for r in active
+    }
+    low, high = capacity
+    if capacity != (None, None):
+        rows = [
+            r
+            for r in rows
+            if r.tx_hash in caps
+            and (low is None or caps[r.tx_hash] >= low)
+            and (high is None or caps[r.tx_hash] <= high)
+        ]
+
+    def key(r: Any) -> tuple[int, str]:
+        if sort == "delegationCapacity":
+            return (caps.get(r.tx_hash, -1), str(r.tx_hash))
+        if sort == "uptimePerformance":
+            if queries.status_of(r, now) != "active":
+                return (-1, str(r.tx_hash))
+            # as served: the node's uptime, 0 while it has none to give
+            return (round(float(r.uptime or 0.0) * 10_000), str(r.tx_hash))
+        return _sql_key(sort)(r)
+
+    return sorted(rows, key=key, reverse=desc), key
+
+
+def _after(
+    rows: Sequence[Any], key: Callable[[Any], tuple[int, str]], after: Any, desc: bool
+) -> list[Any]:
+    if after is None:
+        return list(rows)
+    position = (int(after[0]), str(after[1]))
+    return [r for r in rows if (key(r) < position if desc else key(r) > position)]
