@@ -21,6 +21,7 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.metrics.models import MetricsApiResponse
 from avadata.api.metrics.service import Metrics, MetricsState
+from avadata.api.patterns import CB58_ID, NODE_ID, one_of
 from avadata.decode.codec.ids import cb58_decode
 from avadata.metrics import buckets, l1_fees
 from avadata.metrics.buckets import Interval
@@ -121,7 +122,13 @@ _RESPONSES = {200: {"model": MetricsApiResponse}, **ERROR_RESPONSES}
 )
 def get_total_l1_validator_metrics(
     m: Metrics,
-    metric: Annotated[str, Path(description=", ".join(l1_fees.TOTAL_METRICS))],
+    metric: Annotated[
+        str,
+        Path(
+            description=", ".join(l1_fees.TOTAL_METRICS),
+            json_schema_extra=one_of(l1_fees.TOTAL_METRICS),
+        ),
+    ],
     start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
     end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
 ) -> Response:
@@ -156,8 +163,16 @@ def _mount_series_by(route: _SeriesBy) -> None:
     described = ", ".join(route.metrics)
     params: list[tuple[str, Any, Any]] = [
         ("m", Metrics, inspect.Parameter.empty),
-        ("value", Annotated[str, Path(alias=route.param)], inspect.Parameter.empty),
-        ("metric", Annotated[str, Path(description=described)], inspect.Parameter.empty),
+        (
+            "value",
+            Annotated[str, Path(alias=route.param, pattern=NODE_ID if route.prefix else CB58_ID)],
+            inspect.Parameter.empty,
+        ),
+        (
+            "metric",
+            Annotated[str, Path(description=described, json_schema_extra=one_of(route.metrics))],
+            inspect.Parameter.empty,
+        ),
         ("start_ts", Annotated[Timestamp, Query(alias="startTimestamp")], None),
         ("end_ts", Annotated[Timestamp, Query(alias="endTimestamp")], None),
     ]

@@ -23,6 +23,7 @@ from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
 from avadata.api.metrics.models import LegacyAvgTpsResponse, MetricsApiResponse
 from avadata.api.metrics.service import Metrics
 from avadata.api.metrics.tokens import PageQuery
+from avadata.api.patterns import one_of
 from avadata.metrics import buckets, series
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import METRICS, MetricName
@@ -36,8 +37,14 @@ V1_PAGE_SIZE = 100
 _INTERVALS = {i.value: i for i in Interval}
 
 ChainPath = Annotated[
-    str, Path(alias="chainId", description="An EVM chain ID, or total, mainnet, testnet")
+    str,
+    Path(
+        alias="chainId",
+        pattern="^([0-9]+|total|mainnet|testnet)$",
+        description="An EVM chain ID, or total, mainnet, testnet",
+    ),
 ]
+INTERVALS = tuple(i.value for i in Interval)
 Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
 
 
@@ -151,11 +158,18 @@ def _page(
 def get_metrics(
     m: Metrics,
     chain_id: ChainPath,
-    metric: Annotated[str, Path(description="One of the 17 metric names")],
+    metric: Annotated[
+        str, Path(description="One of the 17 metric names", json_schema_extra=one_of(METRICS))
+    ],
     start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
     end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
     time_interval: Annotated[
-        str | None, Query(alias="timeInterval", description="hour, day (default), week, month")
+        str | None,
+        Query(
+            alias="timeInterval",
+            description="hour, day (default), week, month; each metric accepts some of them",
+            json_schema_extra=one_of(INTERVALS, optional=True),
+        ),
     ] = None,
     page_token: Annotated[str | None, Query(alias="pageToken")] = None,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=2160)] = 100,
