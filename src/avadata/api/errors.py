@@ -108,10 +108,16 @@ def _describe(err: dict[str, Any]) -> str:
     else:
         rule = str(err.get("msg", "is invalid"))
     return (
-        f"{name}: {rule} (got {err['input']!r})"
+        f"{name}: {rule} (got {_shown(err['input'])})"
         if "input" in err and kind != "missing"
         else (f"{name}: {rule}")
     )
+
+
+def _shown(value: Any) -> str:
+    """A rejected value as a message quotes it: a long one is cut, not echoed whole."""
+    text = repr(value)
+    return text if len(text) <= 120 else text[:120] + "..."
 
 
 async def _on_validation(_request: Request, exc: Exception) -> Response:
