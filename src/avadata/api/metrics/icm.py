@@ -15,7 +15,7 @@ from fastapi.responses import Response
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.metrics.models import ICMMetricsApiResponse, ICMRollingWindowMetricsApiResponse
-from avadata.api.metrics.routes import INTERVALS
+from avadata.api.metrics.routes import INTERVALS, Timestamp
 from avadata.api.metrics.staking import NETWORKS, check_network
 from avadata.api.patterns import one_of
 from avadata.metrics.buckets import Interval
@@ -24,7 +24,6 @@ from avadata.metrics.rolling import WINDOWS
 router = APIRouter(tags=["Metrics"])
 
 _GROUP_BY = ("srcBlockchainId", "destBlockchainId", "srcBlockchainId,destBlockchainId")
-Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
 GroupBy = Annotated[
     str | None, Query(alias="groupBy", json_schema_extra=one_of(_GROUP_BY, optional=True))
 ]

@@ -20,6 +20,7 @@ from avadata.api.deps import read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.metrics.models import MetricsApiResponse
+from avadata.api.metrics.routes import Timestamp
 from avadata.api.metrics.service import Metrics, MetricsState
 from avadata.api.patterns import CB58_ID, NODE_ID, one_of
 from avadata.decode.codec.ids import cb58_decode
@@ -29,8 +30,6 @@ from avadata.store.metrics import l1_reads, staking_reads
 from avadata.store.types import Connection
 
 router = APIRouter(tags=["Metrics"])
-
-Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
 
 
 def _metric(name: str, allowed: dict[str, str]) -> str:

@@ -45,7 +45,11 @@ ChainPath = Annotated[
     ),
 ]
 INTERVALS = tuple(i.value for i in Interval)
-Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
+# The last second of year 9999: a later time falls in no calendar week or month.
+MAX_TIMESTAMP = 253_402_300_799
+Timestamp = Annotated[
+    int | None, Query(ge=0, le=MAX_TIMESTAMP, description="Unix seconds, up to year 9999")
+]
 
 
 def scope_of(conn: Connection, chain_id: str) -> series.Scope:
@@ -112,7 +116,9 @@ def _page(
             )
         oldest, newest = q.oldest, q.newest
     else:
-        if ext is None:
+        # No bucket starts at or after a start past the newest (and the calendar may have no
+        # bucket after it to compute).
+        if ext is None or (start is not None and start > ext[1]):
             return body, headers, last_block
         oldest = ext[0] if start is None else max(ext[0], _first_start_at_or_after(start, interval))
         newest = ext[1] if end is None else min(ext[1], buckets.start(end, interval))

@@ -19,6 +19,7 @@ from avadata.api.deps import read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.metrics.models import MetricsApiResponse, PChainLookingGlassResponse
+from avadata.api.metrics.routes import Timestamp
 from avadata.api.metrics.service import Metrics, MetricsState
 from avadata.api.metrics.tokens import PageQuery
 from avadata.api.patterns import CB58_ID, one_of
@@ -32,7 +33,6 @@ from avadata.store.types import Connection
 
 router = APIRouter(tags=["Metrics"])
 
-Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
 NETWORKS = ("mainnet", "fuji", "testnet")
 
 
