@@ -148,6 +148,17 @@ async def _on_any(request: Request, exc: Exception) -> Response:
     return error_response(500, "internal error")
 
 
+def drop_unserved(doc: dict[str, Any]) -> None:
+    """Take FastAPI's 422 out of the OpenAPI document: no request is ever answered with one
+    (a validation error is a 400 in the seed's shape), so no operation may list it."""
+    for operations in doc.get("paths", {}).values():
+        for operation in operations.values():
+            operation.get("responses", {}).pop("422", None)
+    schemas = doc.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(ApiError, _on_api_error)
