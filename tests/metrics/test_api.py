@@ -256,3 +256,23 @@ def test_repeated_page_reuses_its_token(client) -> None:
     import uuid
 
     assert str(uuid.UUID(a)) == a
+
+
+def test_the_documented_largest_timestamps_are_served(client) -> None:
+    """startTimestamp/endTimestamp at the documented maximum (the last second of year 9999)
+    answer, whatever the interval: a month after it has no calendar date (it was a 500)."""
+    from avadata.api.metrics.routes import MAX_TIMESTAMP
+
+    for name, metric in METRICS.items():
+        for interval in metric.intervals:
+            for q in ("startTimestamp", "endTimestamp"):
+                r = client.get(
+                    f"/v2/chains/11/metrics/{name}",
+                    params={q: MAX_TIMESTAMP, "timeInterval": interval.value},
+                )
+                assert r.status_code == 200, (name, interval, q, r.text)
+                assert (r.json()["results"] == []) == (q == "startTimestamp")
+    too_late = client.get(
+        "/v2/chains/11/metrics/txCount", params={"endTimestamp": MAX_TIMESTAMP + 1}
+    )
+    assert too_late.status_code == 400 and too_late.json()["message"].startswith("endTimestamp")

@@ -89,7 +89,11 @@ def test_utxos(built: tuple[TestClient, list[str]]) -> None:
         ("q-chain/transactions", {}, "blockchainId"),
         ("p-chain/transactions", {"pageSize": "101"}, "pageSize"),
         ("p-chain/transactions", {"pageSize": "0"}, "pageSize"),
-        ("x-chain/transactions:listStaking", {}, "blockchainId"),
+        (
+            "x-chain/transactions:listStaking",
+            {"addresses": bech32_address(A, "fuji")},
+            "blockchainId",
+        ),
         ("p-chain/utxos", {"addresses": bech32_address(A, "fuji"), "assetId": "x"}, "assetId"),
         ("x-chain/utxos", {"addresses": bech32_address(A, "fuji"), "assetId": "zzz"}, "assetId"),
         (
@@ -150,7 +154,9 @@ def test_bad_network(built: tuple[TestClient, list[str]]) -> None:
 
 
 @pytest.mark.parametrize("network", ["mainnet", "local", "network-1337"])
-@pytest.mark.parametrize("route", ["blockchains/p-chain/transactions", "validators/NodeID-x"])
+@pytest.mark.parametrize(
+    "route", ["blockchains/p-chain/transactions", "validators/NodeID-111111111111111111116DBWJs"]
+)
 def test_another_network_is_not_served(
     built: tuple[TestClient, list[str]], network: str, route: str
 ) -> None:

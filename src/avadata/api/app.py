@@ -163,6 +163,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         if app.openapi_schema is None:
             schema = default_openapi()
             _money_schema(schema, settings)
+            errors.drop_unserved(schema)
             primary_openapi.add_components(schema)
             app.openapi_schema = schema
         return app.openapi_schema

@@ -110,10 +110,16 @@ def _describe(err: dict[str, Any]) -> str:
     else:
         rule = str(err.get("msg", "is invalid"))
     return (
-        f"{name}: {rule} (got {err['input']!r})"
+        f"{name}: {rule} (got {_shown(err['input'])})"
         if "input" in err and kind != "missing"
         else (f"{name}: {rule}")
     )
+
+
+def _shown(value: Any) -> str:
+    """A rejected value as a message quotes it: a long one is cut, not echoed whole."""
+    text = repr(value)
+    return text if len(text) <= 120 else text[:120] + "..."
 
 
 async def _on_validation(_request: Request, exc: Exception) -> Response:
@@ -142,6 +148,17 @@ async def _on_any(request: Request, exc: Exception) -> Response:
     # Logged with its traceback for the operator; the client sees only the shape.
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(500, "internal error")
+
+
+def drop_unserved(doc: dict[str, Any]) -> None:
+    """Take FastAPI's 422 out of the OpenAPI document: no request is ever answered with one
+    (a validation error is a 400 in the seed's shape), so no operation may list it."""
+    for operations in doc.get("paths", {}).values():
+        for operation in operations.values():
+            operation.get("responses", {}).pop("422", None)
+    schemas = doc.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
 
 
 def install(app: FastAPI) -> None:

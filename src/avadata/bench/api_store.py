@@ -5,8 +5,9 @@ transactions; each moves an ERC-20 amount between accounts (account 0, "hot", ta
 in four, and block 0 mints it every token), every tenth mints an ERC-721, every fifth makes an
 internal value call (from the token, so the tokens have internal transactions to list), and the
 hot account's every twentieth creates a contract through its token (a factory deployment, for
-the deployments list). Nothing here is checked against a node: the benchmark measures serving,
-not indexing.
+the deployments list), and every tenth, offset by five, mints one of 16 ERC-1155 token ids
+(so the ERC-1155 and collectible balances have rows to serve). Nothing here is checked against
+a node: the benchmark measures serving, not indexing.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ CHAIN_ID = 43199
 ZERO = "0x" + "00" * 20
 TOKENS = ["0x" + f"{0xE0 + i:02x}" * 20 for i in range(5)]
 NFT = "0x" + "ee" * 20
+MULTI = "0x" + "ef" * 20  # the ERC-1155 contract
 
 
 def account(i: int) -> str:
@@ -44,6 +46,16 @@ HOT = account(0)
 
 def _hash(kind: int, a: int, b: int = 0) -> str:
     return "0x" + f"{kind:08x}{a:028x}{b:028x}"
+
+
+def tx_hash(block: int, index: int) -> str:
+    """The hash of transaction `index` of block `block`."""
+    return _hash(2, block, index)
+
+
+def created(k: int) -> str:
+    """The address of the `k`-th contract the hot account created (from 1)."""
+    return "0x" + f"{0xC0DE:08x}{k:032x}"
 
 
 # What every row of one transaction starts with (the records share this prefix):
@@ -79,7 +91,10 @@ def build(
             batch.tokens = [
                 TokenInfo(CHAIN_ID, t, TokenStandard.ERC20, f"Token {i}", f"TK{i}", 18)
                 for i, t in enumerate(TOKENS)
-            ] + [TokenInfo(CHAIN_ID, NFT, TokenStandard.ERC721, "Bench NFT", "BNFT", None)]
+            ] + [
+                TokenInfo(CHAIN_ID, NFT, TokenStandard.ERC721, "Bench NFT", "BNFT", None),
+                TokenInfo(CHAIN_ID, MULTI, TokenStandard.ERC1155, None, None, None),
+            ]
         for n in range(first, last + 1):
             _add_block(batch, n, txs_per_block, rng, accounts, counts)
         write_evm_batch(engine, batch)
@@ -109,12 +124,12 @@ def _add_block(
             # Genesis mints the hot account enough of every token to stay positive
             # (it only ever sends), so balances:listErc20 has balances to serve.
             receiver, token, amount = HOT, TOKENS[i], 10**30
-        head: TxHead = (CHAIN_ID, n, bh, ts, i, _hash(2, n, i))
+        head: TxHead = (CHAIN_ID, n, bh, ts, i, tx_hash(n, i))
         success = rng.random() > 0.05
         _add_transfer_tx(batch, head, sender, receiver, token, amount, success, txs_per_block)
         if hot and i % 20 == 0:
             counts.created += 1
-            address = "0x" + f"{0xC0DE:08x}{counts.created:032x}"
+            address = created(counts.created)
             batch.contracts.append(
                 ContractCreation(CHAIN_ID, address, n, ts, i, 1, head[5], sender, token, "CREATE")
             )
@@ -123,6 +138,12 @@ def _add_block(
             batch.transfers.append(
                 TokenTransfer(
                     *head, 2 * i + 1, 0, NFT, TokenStandard.ERC721, ZERO, sender, counts.nft_id, 1
+                )
+            )
+        if i % 10 == 5:
+            batch.transfers.append(
+                TokenTransfer(
+                    *head, 2 * i + 1, 0, MULTI, TokenStandard.ERC1155, ZERO, sender, n % 16, 5
                 )
             )
         if i % 5 == 0:

@@ -35,6 +35,7 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.fastroute import FastRoute
 from avadata.api.paging import BalancePageSize, PageToken, cut, page, with_token
+from avadata.api.patterns import evm_addresses
 from avadata.store.queries import balances as queries
 from avadata.store.queries import blocks as block_queries
 from avadata.store.queries.chains import ChainRow
@@ -115,7 +116,11 @@ def list_erc20_balances(
     pageSize: BalancePageSize = 10,
     filterSpamTokens: Annotated[bool, Query()] = True,
     contractAddresses: Annotated[
-        str | None, Query(description="Comma-separated token contract addresses")
+        str | None,
+        Query(
+            pattern=evm_addresses(),
+            description="Comma-separated token contract addresses",
+        ),
     ] = None,
     currency: Annotated[CurrencyCode, Query()] = "usd",
 ) -> JsonResponse:

@@ -86,7 +86,14 @@ def resolve_block(conn: Connection, chain_id: int, block_id: str) -> AnyRow:
     return head
 
 
-BlockIdPath = Annotated[str, Path(alias="blockId", description="A block number or block hash")]
+BlockIdPath = Annotated[
+    str,
+    Path(
+        alias="blockId",
+        pattern=f"^(?:{_NUMBER_RE.pattern}|{_HASH_RE.pattern})$",
+        description="A block number or a 0x-prefixed 32-byte block hash",
+    ),
+]
 
 
 @router.get(

@@ -18,7 +18,7 @@ from avadata.api.data.models import Erc721Token, Erc1155Token, ListNftTokens
 from avadata.api.data.shapes import erc721_token, erc1155_token
 from avadata.api.deps import AddressPath, AppState, ChainIdPath, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.errors import ERROR_RESPONSES, not_found
 from avadata.api.fastroute import FastRoute
 from avadata.store import nft_metadata
 from avadata.store.queries import nfts as queries
@@ -48,16 +48,23 @@ mount(
     ),
 )
 
-# A token id is a uint256 in decimal: at most 78 digits, and below 2**256 (checked after).
+# A token id is a uint256 in decimal: at most 78 digits. One of 78 digits at or above 2**256
+# names no token any contract can hold: a 404, as an unknown token (a pattern for the exact
+# bound would be a page long in the document).
 TokenIdPath = Annotated[
-    str, Path(alias="tokenId", pattern=r"^[0-9]{1,78}$", description="A decimal token id")
+    str,
+    Path(
+        alias="tokenId",
+        pattern=r"^[0-9]{1,78}$",
+        description="A decimal token id (a uint256: one at or above 2**256 is never found)",
+    ),
 ]
 
 
 def _token_id(raw: str) -> int:
     value = int(raw)
     if value >= 2**256:
-        raise bad_request(f"tokenId: must be below 2**256 (got {raw})")
+        raise not_found(f"tokenId: no token {raw} (token ids are below 2**256)")
     return value
 
 
@@ -84,6 +91,8 @@ def get_token(
     status_code=201,
     responses={201: {"description": "Queued"}, **ERROR_RESPONSES},
     response_model=None,
+    # An empty 201, as the reference documents it (no JSON body).
+    response_class=Response,
 )
 async def reindex(
     st: State, chain_id: ChainIdPath, address: AddressPath, token_id: TokenIdPath

@@ -69,7 +69,9 @@ def list_chains(
 def get_chain(
     m: Metrics,
     conn: Conn,
-    chain_id: Annotated[str, Path(alias="chainId", description="An EVM chain ID")],
+    chain_id: Annotated[
+        str, Path(alias="chainId", pattern="^[0-9]+$", description="An EVM chain ID")
+    ],
 ) -> Response:
     row = queries.find_chain(conn, chain_id) if chain_id.isdigit() else None
     if row is None:

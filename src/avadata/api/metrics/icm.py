@@ -15,14 +15,19 @@ from fastapi.responses import Response
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.metrics.models import ICMMetricsApiResponse, ICMRollingWindowMetricsApiResponse
-from avadata.api.metrics.staking import check_network
+from avadata.api.metrics.routes import INTERVALS, Timestamp
+from avadata.api.metrics.staking import NETWORKS, check_network
+from avadata.api.patterns import one_of
 from avadata.metrics.buckets import Interval
 from avadata.metrics.rolling import WINDOWS
 
 router = APIRouter(tags=["Metrics"])
 
 _GROUP_BY = ("srcBlockchainId", "destBlockchainId", "srcBlockchainId,destBlockchainId")
-Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
+GroupBy = Annotated[
+    str | None, Query(alias="groupBy", json_schema_extra=one_of(_GROUP_BY, optional=True))
+]
+NetworkQuery = Annotated[str | None, Query(json_schema_extra=one_of(NETWORKS, optional=True))]
 
 
 def _common(group_by: str | None, network: str | None) -> None:
@@ -43,11 +48,13 @@ async def get_icm_timeseries(
     end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
     src: Annotated[str | None, Query(alias="srcBlockchainId")] = None,
     dest: Annotated[str | None, Query(alias="destBlockchainId")] = None,
-    time_interval: Annotated[str | None, Query(alias="timeInterval")] = None,
+    time_interval: Annotated[
+        str | None, Query(alias="timeInterval", json_schema_extra=one_of(INTERVALS, optional=True))
+    ] = None,
     page_token: Annotated[str | None, Query(alias="pageToken")] = None,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=2160)] = 100,
-    group_by: Annotated[str | None, Query(alias="groupBy")] = None,
-    network: Annotated[str | None, Query()] = None,
+    group_by: GroupBy = None,
+    network: NetworkQuery = None,
 ) -> Response:
     _common(group_by, network)
     if time_interval is not None and time_interval not in {i.value for i in Interval}:
@@ -70,8 +77,8 @@ async def get_icm_timeseries(
 async def get_icm_summary(
     src: Annotated[str | None, Query(alias="srcBlockchainId")] = None,
     dest: Annotated[str | None, Query(alias="destBlockchainId")] = None,
-    group_by: Annotated[str | None, Query(alias="groupBy")] = None,
-    network: Annotated[str | None, Query()] = None,
+    group_by: GroupBy = None,
+    network: NetworkQuery = None,
 ) -> Response:
     _common(group_by, network)
     result: dict[str, object] = {w.name: 0 for w in WINDOWS}

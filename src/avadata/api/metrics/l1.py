@@ -21,7 +21,9 @@ from avadata.api.deps import read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.metrics.models import MetricsApiResponse
+from avadata.api.metrics.routes import Timestamp
 from avadata.api.metrics.service import Metrics, MetricsState
+from avadata.api.patterns import CB58_ID, NODE_ID, one_of
 from avadata.decode.codec.ids import cb58_decode
 from avadata.metrics import buckets, l1_fees
 from avadata.metrics import pchain_rollup as pr
@@ -31,8 +33,6 @@ from avadata.store.metrics.pchain_reads import L1Account
 from avadata.store.types import Connection
 
 router = APIRouter(tags=["Metrics"])
-
-Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
 
 
 def _metric(name: str, allowed: dict[str, str]) -> str:
@@ -153,7 +153,13 @@ _RESPONSES = {200: {"model": MetricsApiResponse}, **ERROR_RESPONSES}
 )
 def get_total_l1_validator_metrics(
     m: Metrics,
-    metric: Annotated[str, Path(description=", ".join(l1_fees.TOTAL_METRICS))],
+    metric: Annotated[
+        str,
+        Path(
+            description=", ".join(l1_fees.TOTAL_METRICS),
+            json_schema_extra=one_of(l1_fees.TOTAL_METRICS),
+        ),
+    ],
     start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
     end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
 ) -> Response:
@@ -188,8 +194,16 @@ def _mount_series_by(route: _SeriesBy) -> None:
     described = ", ".join(route.metrics)
     params: list[tuple[str, Any, Any]] = [
         ("m", Metrics, inspect.Parameter.empty),
-        ("value", Annotated[str, Path(alias=route.param)], inspect.Parameter.empty),
-        ("metric", Annotated[str, Path(description=described)], inspect.Parameter.empty),
+        (
+            "value",
+            Annotated[str, Path(alias=route.param, pattern=NODE_ID if route.prefix else CB58_ID)],
+            inspect.Parameter.empty,
+        ),
+        (
+            "metric",
+            Annotated[str, Path(description=described, json_schema_extra=one_of(route.metrics))],
+            inspect.Parameter.empty,
+        ),
         ("start_ts", Annotated[Timestamp, Query(alias="startTimestamp")], None),
         ("end_ts", Annotated[Timestamp, Query(alias="endTimestamp")], None),
     ]

@@ -19,6 +19,7 @@ from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.metrics.models import RollingWindowMetricsApiResponse
 from avadata.api.metrics.routes import ChainPath, scope_of
 from avadata.api.metrics.service import Metrics
+from avadata.api.patterns import one_of
 from avadata.metrics import rolling
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import MetricName
@@ -72,7 +73,13 @@ def rolling_values(conn: Connection, scope: Scope, metric: MetricName) -> dict[s
 def get_rolling_window_metrics(
     m: Metrics,
     chain_id: ChainPath,
-    metric: Annotated[str, Path(description="One of the 13 rolling-window metric names")],
+    metric: Annotated[
+        str,
+        Path(
+            description="One of the 13 rolling-window metric names",
+            json_schema_extra=one_of(_NAMES),
+        ),
+    ],
 ) -> Response:
     name = _metric(metric)
     with read_conn(m.app) as conn:

@@ -23,6 +23,7 @@ from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
 from avadata.api.metrics.models import LegacyAvgTpsResponse, MetricsApiResponse
 from avadata.api.metrics.service import Metrics
 from avadata.api.metrics.tokens import PageQuery
+from avadata.api.patterns import one_of
 from avadata.metrics import buckets, series
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import METRICS, MetricName
@@ -36,9 +37,19 @@ V1_PAGE_SIZE = 100
 _INTERVALS = {i.value: i for i in Interval}
 
 ChainPath = Annotated[
-    str, Path(alias="chainId", description="An EVM chain ID, or total, mainnet, testnet")
+    str,
+    Path(
+        alias="chainId",
+        pattern="^([0-9]+|total|mainnet|testnet)$",
+        description="An EVM chain ID, or total, mainnet, testnet",
+    ),
 ]
-Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
+INTERVALS = tuple(i.value for i in Interval)
+# The last second of year 9999: a later time falls in no calendar week or month.
+MAX_TIMESTAMP = 253_402_300_799
+Timestamp = Annotated[
+    int | None, Query(ge=0, le=MAX_TIMESTAMP, description="Unix seconds, up to year 9999")
+]
 
 
 def scope_of(conn: Connection, chain_id: str) -> series.Scope:
@@ -105,7 +116,9 @@ def _page(
             )
         oldest, newest = q.oldest, q.newest
     else:
-        if ext is None:
+        # No bucket starts at or after a start past the newest (and the calendar may have no
+        # bucket after it to compute).
+        if ext is None or (start is not None and start > ext[1]):
             return body, headers, last_block
         oldest = ext[0] if start is None else max(ext[0], _first_start_at_or_after(start, interval))
         newest = ext[1] if end is None else min(ext[1], buckets.start(end, interval))
@@ -151,11 +164,18 @@ def _page(
 def get_metrics(
     m: Metrics,
     chain_id: ChainPath,
-    metric: Annotated[str, Path(description="One of the 17 metric names")],
+    metric: Annotated[
+        str, Path(description="One of the 17 metric names", json_schema_extra=one_of(METRICS))
+    ],
     start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
     end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
     time_interval: Annotated[
-        str | None, Query(alias="timeInterval", description="hour, day (default), week, month")
+        str | None,
+        Query(
+            alias="timeInterval",
+            description="hour, day (default), week, month; each metric accepts some of them",
+            json_schema_extra=one_of(INTERVALS, optional=True),
+        ),
     ] = None,
     page_token: Annotated[str | None, Query(alias="pageToken")] = None,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=2160)] = 100,

@@ -21,8 +21,10 @@ from avadata.api.deps import read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.metrics.models import MetricsApiResponse, PChainLookingGlassResponse
+from avadata.api.metrics.routes import Timestamp
 from avadata.api.metrics.service import Metrics, MetricsState
 from avadata.api.metrics.tokens import PageQuery
+from avadata.api.patterns import CB58_ID, one_of
 from avadata.decode.codec.ids import cb58_decode
 from avadata.metrics import buckets
 from avadata.metrics.buckets import Interval
@@ -33,12 +35,11 @@ from avadata.store.types import Connection
 
 router = APIRouter(tags=["Metrics"])
 
-Timestamp = Annotated[int | None, Query(ge=0, description="Unix seconds")]
-_NETWORKS = ("mainnet", "fuji", "testnet")
+NETWORKS = ("mainnet", "fuji", "testnet")
 
 
 def check_network(value: str) -> str:
-    if value not in _NETWORKS:
+    if value not in NETWORKS:
         raise bad_request(f"network: must be one of mainnet, fuji, testnet (got {value[:80]!r})")
     return "testnet" if value == "fuji" else value
 
@@ -134,13 +135,19 @@ def _staking_page(
 )
 def get_staking_metrics(
     m: Metrics,
-    network: Annotated[str, Path(description="mainnet, fuji or testnet")],
-    metric: Annotated[str, Path(description=", ".join(NetworkMetric))],
+    network: Annotated[
+        str, Path(description="mainnet, fuji or testnet", json_schema_extra=one_of(NETWORKS))
+    ],
+    metric: Annotated[
+        str, Path(description=", ".join(NetworkMetric), json_schema_extra=one_of(NetworkMetric))
+    ],
     start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
     end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
     page_token: Annotated[str | None, Query(alias="pageToken")] = None,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=2160)] = 100,
-    subnet_id: Annotated[str, Query(alias="subnetId")] = PRIMARY_SUBNET,
+    subnet_id: Annotated[
+        str, Query(alias="subnetId", pattern=CB58_ID, description="A CB58 subnet ID")
+    ] = PRIMARY_SUBNET,
 ) -> Response:
     net = check_network(network)
     if metric not in NetworkMetric.__members__.values():
@@ -165,12 +172,14 @@ def get_staking_metrics(
 )
 def get_validator_addresses(
     m: Metrics,
-    subnet_id: Annotated[str, Path(alias="subnetId")],
+    subnet_id: Annotated[
+        str, Path(alias="subnetId", pattern=CB58_ID, description="A CB58 subnet ID")
+    ],
     start_ts: Annotated[Timestamp, Query(alias="startTimestamp")] = None,
     end_ts: Annotated[Timestamp, Query(alias="endTimestamp")] = None,
     page_token: Annotated[str | None, Query(alias="pageToken")] = None,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=5000)] = 1000,
-    network: Annotated[str | None, Query()] = None,
+    network: Annotated[str | None, Query(json_schema_extra=one_of(NETWORKS, optional=True))] = None,
 ) -> Response:
     net = check_network(network) if network is not None else None
     _bounds(start_ts, end_ts)

@@ -15,13 +15,14 @@ from avadata.api.deps import AppState, State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.paging import cut, page, with_token
+from avadata.api.patterns import CB58_ID
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
 from avadata.api.primary.routes import (
-    BlockchainId,
     Network,
     TxAsk,
     TxQuery,
+    XChainId,
     chain_info,
     tx_facts,
     txs_json,
@@ -31,7 +32,7 @@ from avadata.store.primary.queries import txs as queries
 from avadata.store.types import Connection
 
 router = APIRouter(tags=["Primary Network"])
-AssetId = Annotated[str, Path(alias="assetId", description="CB58 asset ID")]
+AssetId = Annotated[str, Path(alias="assetId", pattern=CB58_ID, description="CB58 asset ID")]
 
 
 def _asked(st: AppState, network: str, blockchain_id: str, asset_id: str) -> tuple[str, str]:
@@ -78,7 +79,7 @@ def _details(conn: Connection, net: str, asset_id: str) -> dict[str, Any]:
 )
 @on_store
 def asset_details(
-    st: State, network: Network, blockchain_id: BlockchainId, asset_id: AssetId
+    st: State, network: Network, blockchain_id: XChainId, asset_id: AssetId
 ) -> JsonResponse:
     net, wanted = _asked(st, network, blockchain_id, asset_id)
     with read_conn(st) as conn:
@@ -93,7 +94,7 @@ def asset_details(
 )
 @on_store
 def asset_transactions(
-    st: State, q: TxQuery, network: Network, blockchain_id: BlockchainId, asset_id: AssetId
+    st: State, q: TxQuery, network: Network, blockchain_id: XChainId, asset_id: AssetId
 ) -> JsonResponse:
     net, wanted = _asked(st, network, blockchain_id, asset_id)
     if q.start is not None and q.end is not None and q.start > q.end:

@@ -17,9 +17,10 @@ from avadata.api.deps import AppState, State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
+from avadata.api.patterns import CB58_ID, NODE_ID
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
-from avadata.api.primary.routes import BlockchainId, Network, Timestamp, chain_info
+from avadata.api.primary.routes import BlocksChainId, Network, Timestamp, chain_info
 from avadata.decode.codec.ids import parse_node_id
 from avadata.decode.codec.reader import DecodeError
 from avadata.store.primary.queries import blocks as queries
@@ -99,7 +100,7 @@ def _listing(
 def list_blocks(
     st: State,
     network: Network,
-    blockchain_id: BlockchainId,
+    blockchain_id: BlocksChainId,
     startTimestamp: Timestamp = None,
     endTimestamp: Timestamp = None,
     pageToken: PageToken = None,
@@ -120,8 +121,8 @@ def list_blocks(
 def list_blocks_by_node(
     st: State,
     network: Network,
-    blockchain_id: BlockchainId,
-    node_id: Annotated[str, Path(alias="nodeId", description="NodeID-...")],
+    blockchain_id: BlocksChainId,
+    node_id: Annotated[str, Path(alias="nodeId", pattern=NODE_ID, description="NodeID-...")],
     startTimestamp: Timestamp = None,
     endTimestamp: Timestamp = None,
     pageToken: PageToken = None,
@@ -148,12 +149,19 @@ def list_blocks_by_node(
 def get_block(
     st: State,
     network: Network,
-    blockchain_id: BlockchainId,
-    block_id: Annotated[str, Path(alias="blockId", description="CB58 block ID or a height")],
+    blockchain_id: BlocksChainId,
+    block_id: Annotated[
+        str,
+        Path(
+            alias="blockId",
+            pattern=f"^[0-9]{{1,18}}$|{CB58_ID}",
+            description="CB58 block ID or a height",
+        ),
+    ],
 ) -> JsonResponse:
     _, key = _chain(st, network, blockchain_id)
     text = block_id.strip()
-    height = int(text) if text.isdigit() and len(text) < 20 else None
+    height = int(text) if text.isdigit() and len(text) <= 18 else None
     wanted = None if height is not None else params.block_id(text)
     with read_conn(st) as conn:
         row = queries.block(conn, key, wanted, height)

@@ -19,6 +19,7 @@ from avadata.api.deps import AppState, State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, not_found
 from avadata.api.paging import PageToken, cut, page, with_token
+from avadata.api.patterns import CB58_ID
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
 from avadata.api.primary.routes import Network, SortOrder
@@ -148,7 +149,9 @@ def list_subnets(
 def get_subnet(
     st: State,
     network: Network,
-    subnet_id: Annotated[str, Path(alias="subnetId", description="CB58 subnet ID")],
+    subnet_id: Annotated[
+        str, Path(alias="subnetId", pattern=CB58_ID, description="CB58 subnet ID")
+    ],
 ) -> JsonResponse:
     subnets = _folded(st, network, 0)
     return _one(subnets, params.subnet_id(subnet_id), "subnetId", "subnet")
@@ -182,7 +185,9 @@ def list_blockchains(
 def get_blockchain(
     st: State,
     network: Network,
-    blockchain_id: Annotated[str, Path(alias="blockchainId", description="CB58 blockchain ID")],
+    blockchain_id: Annotated[
+        str, Path(alias="blockchainId", pattern=CB58_ID, description="CB58 blockchain ID")
+    ],
 ) -> JsonResponse:
     chains = _folded(st, network, 1)
     return _one(chains, params.created_chain_id(blockchain_id), "blockchainId", "blockchain")

@@ -38,6 +38,25 @@ def _shown(value: str) -> str:
 
 P_CHAIN_ID = networks.P_CHAIN_ID
 _ALIASES = {"p-chain": "P", "x-chain": "X", "c-chain": "C", P_CHAIN_ID: "P"}
+# A uint32 in decimal (a network ID), digit by digit up to 4294967295.
+_UINT32 = (
+    "[0-9]{1,9}|[1-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}"
+    "|42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]"
+    "|429496729[0-5]"
+)
+# The `{network}` spellings networks.parse reads, as the document states them.
+NETWORK_PATTERN = f"^(mainnet|fuji|testnet|local|testing|(network-)?({_UINT32}))$"
+
+
+def _fixed_ids() -> dict[str, str]:
+    """Mainnet's and Fuji's X- and C-chain IDs, to their chain key."""
+    return {i: k for net in ("mainnet", "testnet") for i, k in _ids(net).items()}
+
+
+def blockchain_ids(keys: str) -> list[str]:
+    """Every `{blockchainId}` naming one of the chains `keys` (of P, X, C) on some network: the
+    aliases, the P-chain's ID, mainnet's and Fuji's X- and C-chain IDs."""
+    return [v for v, k in (_ALIASES | _fixed_ids()).items() if k in keys]
 
 
 def net_key(n: networks.Network) -> str:
@@ -91,6 +110,8 @@ def network(value: str, indexed: int | None) -> str:
 def chain(net: str, value: str) -> str:
     """The store's chain key (P, X or C) of an alias or blockchain ID."""
     key = _ALIASES.get(value) or _ids(net).get(value)
+    if key is None and value in _fixed_ids():
+        raise not_found(f"blockchainId: {value} is a chain of another network than {net}")
     if key is None:
         raise bad_request(
             f"blockchainId: must be p-chain, x-chain, c-chain or a primary-network "

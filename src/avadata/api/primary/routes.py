@@ -20,6 +20,7 @@ from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.paging import Page, PageSize, PageToken, cut, page, with_token
+from avadata.api.patterns import CB58_ID, one_of, primary_addresses
 from avadata.api.primary import params, shapes
 from avadata.api.primary.openapi import ok
 from avadata.api.primary.shapes import Assets, utxo_json
@@ -30,10 +31,55 @@ from avadata.store.types import Connection
 router = APIRouter(tags=["Primary Network"])
 
 Network = Annotated[
-    str, Path(description="mainnet, fuji or testnet (also local, network-<id>): the one indexed")
+    str,
+    Path(
+        pattern=params.NETWORK_PATTERN,
+        description="mainnet, fuji or testnet (also local, network-<id>): the one indexed",
+    ),
 ]
-BlockchainId = Annotated[str, Path(alias="blockchainId", description="alias or blockchain ID")]
-Addresses = Annotated[str | None, Query(description="comma-separated bech32 addresses")]
+
+
+def _chains(keys: str) -> dict[str, Any]:
+    return one_of(params.blockchain_ids(keys))
+
+
+_ALIAS = "alias or blockchain ID"
+BlockchainId = Annotated[
+    str, Path(alias="blockchainId", description=_ALIAS, json_schema_extra=_chains("PXC"))
+]
+# The routes of one or two chains only.
+PChainId = Annotated[
+    str, Path(alias="blockchainId", description=_ALIAS, json_schema_extra=_chains("P"))
+]
+XChainId = Annotated[
+    str, Path(alias="blockchainId", description=_ALIAS, json_schema_extra=_chains("X"))
+]
+BlocksChainId = Annotated[
+    str, Path(alias="blockchainId", description=_ALIAS, json_schema_extra=_chains("PX"))
+]
+_ADDRESSES = (
+    f"comma-separated bech32 addresses of the network's HRP (at most {params.MAX_ADDRESSES}; "
+    "0x addresses on the C-chain); each address's checksum is checked"
+)
+Addresses = Annotated[
+    str | None,
+    Query(pattern=primary_addresses(params.MAX_ADDRESSES), description=_ADDRESSES),
+]
+RequiredAddresses = Annotated[
+    str, Query(pattern=primary_addresses(params.MAX_ADDRESSES), description=_ADDRESSES)
+]
+TxTypes = Annotated[
+    list[str] | None,
+    Query(
+        description="PrimaryNetworkTxType names; with addresses or l1ValidationId only",
+        json_schema_extra={
+            "anyOf": [
+                {"type": "array", "items": {"type": "string", "enum": sorted(params.TX_TYPES)}},
+                {"type": "null"},
+            ]
+        },
+    ),
+]
 SortOrder = Annotated[str | None, Query(alias="sortOrder", pattern="^(asc|desc)$")]
 Timestamp = Annotated[int | None, Query(ge=0, le=2**63 - 1)]
 STAKING_TYPES = (
@@ -83,7 +129,7 @@ class TxFilters(NamedTuple):
 
 
 async def _tx_filters(
-    txTypes: Annotated[list[str] | None, Query()] = None,
+    txTypes: TxTypes = None,
     startTimestamp: Timestamp = None,
     endTimestamp: Timestamp = None,
     pageToken: PageToken = None,
@@ -327,7 +373,13 @@ def list_transactions(
     network: Network,
     blockchain_id: BlockchainId,
     addresses: Addresses = None,
-    l1ValidationId: Annotated[str | None, Query(description="CB58 L1 validation ID")] = None,
+    l1ValidationId: Annotated[
+        str | None,
+        Query(
+            pattern=CB58_ID,
+            description="CB58 L1 validation ID; on the P-chain, without addresses",
+        ),
+    ] = None,
 ) -> JsonResponse:
     return _tx_list(
         st, "primary_txs", network, blockchain_id, addresses, q, l1_validation_id=l1ValidationId
@@ -345,8 +397,8 @@ def list_staking(
     st: State,
     q: TxQuery,
     network: Network,
-    blockchain_id: BlockchainId,
-    addresses: Addresses = None,
+    blockchain_id: PChainId,
+    addresses: RequiredAddresses,
 ) -> JsonResponse:
     return _tx_list(st, "primary_staking", network, blockchain_id, addresses, q, staking=True)
 
@@ -365,8 +417,17 @@ class UtxoFilters(NamedTuple):
 
 async def _utxo_filters(
     pageToken: PageToken = None,
-    assetId: Annotated[str | None, Query()] = None,
-    minUtxoAmount: Annotated[Decimal, Query(ge=0, description="nAVAX, inclusive")] = Decimal(0),
+    assetId: Annotated[
+        str | None, Query(pattern=CB58_ID, description="CB58 asset ID; on the X-chain only")
+    ] = None,
+    minUtxoAmount: Annotated[
+        Decimal,
+        Query(
+            ge=0,
+            description="nAVAX, inclusive",
+            json_schema_extra={"anyOf": [{"type": "number", "minimum": 0}]},
+        ),
+    ] = Decimal(0),
     includeSpent: Annotated[bool, Query()] = False,
     sortBy: Annotated[str | None, Query(pattern="^(timestamp|amount)$")] = None,
     sortOrder: SortOrder = None,
@@ -442,7 +503,7 @@ def list_utxos(
     q: UtxoQuery,
     network: Network,
     blockchain_id: BlockchainId,
-    addresses: Addresses = None,
+    addresses: RequiredAddresses,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
     return utxo_list(
@@ -470,7 +531,9 @@ def get_tx(
     st: State,
     network: Network,
     blockchain_id: BlockchainId,
-    tx_hash: Annotated[str, Path(alias="txHash", description="CB58 transaction ID")],
+    tx_hash: Annotated[
+        str, Path(alias="txHash", pattern=CB58_ID, description="CB58 transaction ID")
+    ],
 ) -> JsonResponse:
     """One tx of a primary chain, in the shape its chain's listing serves it."""
     net = params.network(network, params.indexed_network(st))

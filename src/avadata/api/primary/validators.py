@@ -19,8 +19,10 @@ from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
+from avadata.api.patterns import NODE_ID
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
+from avadata.api.primary.routes import Network
 from avadata.decode.codec.ids import parse_node_id
 from avadata.decode.codec.reader import DecodeError
 from avadata.decode.primary.reward import delegation_capacity
@@ -123,8 +125,8 @@ def period_json(
 @on_store
 def validator_details(
     st: State,
-    network: Annotated[str, Path(description="mainnet, fuji or testnet")],
-    node_id: Annotated[str, Path(alias="nodeId", description="NodeID-...")],
+    network: Network,
+    node_id: Annotated[str, Path(alias="nodeId", pattern=NODE_ID, description="NodeID-...")],
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
     validationStatus: Annotated[Status | None, Query()] = None,

@@ -16,9 +16,10 @@ from avadata.api.deps import AppState, State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
+from avadata.api.patterns import CB58_ID
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
-from avadata.api.primary.routes import BlockchainId, Network, SortOrder, chain_info
+from avadata.api.primary.routes import Network, SortOrder, XChainId, chain_info
 from avadata.store.primary.queries import blocks as queries
 
 router = APIRouter(tags=["Primary Network"])
@@ -80,7 +81,7 @@ def _page(
 def list_vertices(
     st: State,
     network: Network,
-    blockchain_id: BlockchainId,
+    blockchain_id: XChainId,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
 ) -> JsonResponse:
@@ -97,7 +98,7 @@ def list_vertices(
 def vertices_at_height(
     st: State,
     network: Network,
-    blockchain_id: BlockchainId,
+    blockchain_id: XChainId,
     vertexHeight: Annotated[int, Query(ge=0, le=2**63 - 1)],
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
@@ -117,8 +118,10 @@ def vertices_at_height(
 def get_vertex(
     st: State,
     network: Network,
-    blockchain_id: BlockchainId,
-    vertex_hash: Annotated[str, Path(alias="vertexHash", description="CB58 vertex ID")],
+    blockchain_id: XChainId,
+    vertex_hash: Annotated[
+        str, Path(alias="vertexHash", pattern=CB58_ID, description="CB58 vertex ID")
+    ],
 ) -> JsonResponse:
     _x(st, network, blockchain_id)
     wanted = params.vertex_hash(vertex_hash)

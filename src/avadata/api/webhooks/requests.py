@@ -7,9 +7,9 @@ Stage: api. Pure: the chain lookup is the caller's.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from avadata.api.errors import bad_request
 from avadata.delivery.targets import literal_refusal
@@ -24,7 +24,8 @@ M = TypeVar("M", bound=BaseModel)
 
 class _Body(BaseModel):
     # Fields the spec has and we do not read (e.g. a client's extras) are ignored, not refused.
-    model_config = ConfigDict(extra="ignore")
+    # Strict: a value is of its documented JSON type ("true" is not a boolean, 5.0 not a block).
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class AddressActivityMetadata(_Body):
@@ -56,8 +57,13 @@ class AddressesChangeRequest(_Body):
     addresses: list[str]
 
 
+def _integral(value: Any) -> Any:
+    # JSON Schema's integer includes 5.0; strict validation would refuse it.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 class RewindRequest(_Body):
-    blockNumber: int
+    blockNumber: Annotated[int, BeforeValidator(_integral)]
 
 
 def parse(model: type[M], body: Any) -> M:
@@ -118,3 +124,66 @@ def topics(values: list[str] | None) -> tuple[str, ...]:
             raise bad_request(f"{name}: must be a 0x-prefixed 32-byte hex topic (got {t!r})")
         out.append(t.lower())
     return tuple(out)
+
+
+# The bodies as the OpenAPI document states them (the routes parse them themselves, to word
+# each 400): the models' fields with the rules the checks above apply. What no schema can say
+# (the chain must be one the store indexes, a receiver's host must not be private when the
+# server refuses those, the address limit per webhook) is in the descriptions.
+URL_PATTERN = r"^https?://[A-Za-z0-9._~%-]+(:[0-9]{1,5})?([/?#][^\s]*)?$"
+MAX_BLOCK = 2**63 - 1
+_STR = {"type": "string"}
+_NULL_STR = {"type": ["string", "null"]}
+_NULL_BOOL = {"type": ["boolean", "null"]}
+_ADDRESSES = {"type": "array", "items": {"type": "string", "pattern": _ADDRESS.pattern}}
+_URL = {
+    "type": "string",
+    "pattern": URL_PATTERN,
+    "description": "http(s) receiver; private and loopback hosts are refused when the "
+    "server refuses private targets",
+}
+
+
+def _obj(required: list[str], **properties: Any) -> dict[str, Any]:
+    return {"type": "object", "required": required, "properties": properties}
+
+
+BODIES: dict[str, dict[str, Any]] = {
+    "createWebhook": _obj(
+        ["eventType", "url", "chainId", "metadata"],
+        eventType={"type": "string", "enum": [ADDRESS_ACTIVITY]},
+        url=_URL,
+        chainId={**_STR, "description": "a chain this server indexes (GET /v1/chains)"},
+        metadata=_obj(
+            ["addresses"],
+            addresses={**_ADDRESSES, "description": "at most the server's per-webhook limit"},
+            eventSignatures={
+                "type": ["array", "null"],
+                "items": {"type": "string", "pattern": _TOPIC.pattern},
+            },
+        ),
+        name=_NULL_STR,
+        description=_NULL_STR,
+        includeInternalTxs={"type": "boolean"},
+        includeLogs={"type": "boolean"},
+    ),
+    "updateWebhook": _obj(
+        [],
+        name=_NULL_STR,
+        description=_NULL_STR,
+        url={**_URL, "type": ["string", "null"]},
+        status={"type": ["string", "null"], "enum": ["active", "inactive", None]},
+        includeInternalTxs=_NULL_BOOL,
+        includeLogs=_NULL_BOOL,
+    ),
+    "addresses": _obj(["addresses"], addresses=_ADDRESSES),
+    "rewindWebhook": _obj(
+        ["blockNumber"], blockNumber={"type": "integer", "minimum": 0, "maximum": MAX_BLOCK}
+    ),
+}
+
+
+def documented(name: str) -> dict[str, Any]:
+    """`openapi_extra` of a route whose JSON body is BODIES[name]."""
+    body = {"application/json": {"schema": BODIES[name]}}
+    return {"requestBody": {"required": True, "content": body}}

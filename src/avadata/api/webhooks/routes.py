@@ -41,7 +41,12 @@ def _answer(request: Request, st: State, hook: Webhook | None) -> dict[str, Any]
     return webhook_body(hook, registry.addresses(st.engine, hook.webhook_id))
 
 
-@router.post("/v1/webhooks", status_code=201, operation_id="createWebhook")
+@router.post(
+    "/v1/webhooks",
+    status_code=201,
+    operation_id="createWebhook",
+    openapi_extra=rq.documented("createWebhook"),
+)
 def create_webhook(request: Request, st: State, body: AnyBody = None) -> dict[str, Any]:
     who = owner(request)
     rq.event_type(body)
@@ -115,7 +120,9 @@ def deactivate_webhook(request: Request, st: State, webhook_id: IdPath) -> dict[
     )
 
 
-@router.patch("/v1/webhooks/{id}", operation_id="updateWebhook")
+@router.patch(
+    "/v1/webhooks/{id}", operation_id="updateWebhook", openapi_extra=rq.documented("updateWebhook")
+)
 def update_webhook(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
 ) -> dict[str, Any]:
@@ -152,14 +159,22 @@ def _change_addresses(
     return _answer(request, st, changed)
 
 
-@router.patch("/v1/webhooks/{id}/addresses", operation_id="addAddressesToWebhook")
+@router.patch(
+    "/v1/webhooks/{id}/addresses",
+    operation_id="addAddressesToWebhook",
+    openapi_extra=rq.documented("addresses"),
+)
 def add_addresses(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
 ) -> dict[str, Any]:
     return _change_addresses(request, st, webhook_id, body, add=True)
 
 
-@router.delete("/v1/webhooks/{id}/addresses", operation_id="removeAddressesFromWebhook")
+@router.delete(
+    "/v1/webhooks/{id}/addresses",
+    operation_id="removeAddressesFromWebhook",
+    openapi_extra=rq.documented("addresses"),
+)
 def remove_addresses(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
 ) -> dict[str, Any]:
@@ -182,7 +197,11 @@ def list_addresses(
     return with_token({"addresses": list(served), "totalAddresses": len(every)}, token)
 
 
-@router.post("/v1/webhooks/{id}/rewind", operation_id="rewindWebhook")
+@router.post(
+    "/v1/webhooks/{id}/rewind",
+    operation_id="rewindWebhook",
+    openapi_extra=rq.documented("rewindWebhook"),
+)
 def rewind_webhook(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
 ) -> dict[str, Any]:
@@ -190,8 +209,8 @@ def rewind_webhook(
     messages keep their messageId)."""
     who, _ = _own(request, st, webhook_id)
     req = rq.parse(rq.RewindRequest, body)
-    if req.blockNumber < 0:
-        raise bad_request(f"blockNumber: must be >= 0 (got {req.blockNumber})")
+    if not 0 <= req.blockNumber <= rq.MAX_BLOCK:
+        raise bad_request(f"blockNumber: must be 0 to {rq.MAX_BLOCK} (got {req.blockNumber})")
     return _answer(
         request, st, registry.rewind(writer(request, st), who, webhook_id, req.blockNumber)
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, func, select
 
 from avadata.store.schema import (
+    evm_blocks,
     evm_txs,
     primary_address_txs,
     primary_address_utxos,
@@ -104,3 +105,32 @@ def address_utxo_at(conn: Connection, address: str, chain: str, skip: int) -> tu
         .limit(1)
     ).one()
     return int(row[0]), str(row[1])
+
+
+def address_evm_tx_at(
+    conn: Connection, chain_id: int, address: str, skip: int
+) -> tuple[int, int] | None:
+    """(block_number, tx_index) of the transaction `address` sent or received `skip` rows after
+    its newest, in the address-transactions routes' order."""
+    t = evm_txs.c
+    row = conn.execute(
+        select(t.block_number, t.tx_index)
+        .where(t.chain_id == chain_id, (t.from_address == address) | (t.to_address == address))
+        .order_by(t.block_number.desc(), t.tx_index.desc())
+        .offset(skip)
+        .limit(1)
+    ).first()
+    return None if row is None else (int(row[0]), int(row[1]))
+
+
+def block_at(conn: Connection, chain_id: int, skip: int) -> tuple[int] | None:
+    """(number,) of the chain's block `skip` rows after its newest."""
+    b = evm_blocks.c
+    row = conn.execute(
+        select(b.number)
+        .where(b.chain_id == chain_id)
+        .order_by(b.number.desc())
+        .offset(skip)
+        .limit(1)
+    ).first()
+    return None if row is None else (int(row[0]),)
