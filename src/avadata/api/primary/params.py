@@ -104,33 +104,36 @@ def chain(net: str, value: str) -> str:
 MAX_ADDRESSES = 256
 
 
-def addresses(net: str, chain_key: str, value: str | None) -> list[str]:
+def addresses(
+    net: str, chain_key: str, value: str | None, name: str = "addresses", cap: int = MAX_ADDRESSES
+) -> list[str]:
     """Comma-separated bech32 addresses (optional P-/X- prefix) -> bare bech32 strings; 0x
-    EVM addresses are accepted on the C-chain (atomic lookups), lower-cased."""
+    EVM addresses are accepted on the C-chain (atomic lookups), lower-cased. Errors name
+    `name` (a webhook's metadata.keys reuses this)."""
     if value is None or value.strip() == "":
         return []
     given = value.split(",")
-    if len(given) > MAX_ADDRESSES:
-        raise bad_request(f"addresses: at most {MAX_ADDRESSES} addresses, got {len(given)}")
+    if len(given) > cap:
+        raise bad_request(f"{name}: at most {cap} addresses, got {len(given)}")
     out: list[str] = []
     for raw in given:
         text = raw.strip()
         if chain_key == "C" and text.lower().startswith("0x"):
             if len(text) != 42 or any(c not in "0123456789abcdef" for c in text[2:].lower()):
-                raise bad_request(f"addresses: {text!r} is not a 0x 20-byte address")
+                raise bad_request(f"{name}: {text!r} is not a 0x 20-byte address")
             out.append(text.lower())
             continue
         try:
             prefix, found, data = parse_bech32_address(text)
         except DecodeError:
             raise bad_request(
-                f"addresses: {text!r} is not a valid bech32 address (bad checksum or characters)"
+                f"{name}: {text!r} is not a valid bech32 address (bad checksum or characters)"
             ) from None
         if prefix not in (None, "P", "X", "C") or len(data) != 20:
-            raise bad_request(f"addresses: {text!r} is not a P-/X- chain address")
+            raise bad_request(f"{name}: {text!r} is not a P-/X- chain address")
         if found != hrp(net):
             raise bad_request(
-                f"addresses: {text!r} has HRP {found!r}, {net} addresses use {hrp(net)!r}"
+                f"{name}: {text!r} has HRP {found!r}, {net} addresses use {hrp(net)!r}"
             )
         out.append(text.rpartition("-")[2].lower())
     return sorted(set(out))

@@ -33,6 +33,9 @@ _EVENT_ID = re.compile(r"^(\d{1,18})-(\d{1,9})$")
 _BATCH = 100
 _KEEPALIVE_S = 15.0
 
+# The primary-network events go to webhooks only, for now (docs/webhooks.md).
+_EVM_ONLY = "{}: the event stream serves address_activity events only"
+
 
 @dataclass(frozen=True, slots=True)
 class _Filter:
@@ -72,6 +75,8 @@ def _filter(
         hook = registry.get(st.engine, owner(request), webhook_id)
         if hook is None:
             raise not_found(f"webhookId: no webhook {webhook_id!r} of this API key")
+        if hook.scope is not None:
+            raise bad_request(_EVM_ONLY.format(f"webhookId: a {hook.event_type} webhook"))
         addrs = registry.addresses(st.engine, hook.webhook_id)
         return _Filter(
             hook.webhook_id,
@@ -81,7 +86,9 @@ def _filter(
             hook.include_logs,
             hook.event_signatures,
         )
-    rq.event_type({"eventType": event_type or rq.ADDRESS_ACTIVITY})
+    kind = rq.event_type({"eventType": event_type or rq.ADDRESS_ACTIVITY})
+    if kind != rq.ADDRESS_ACTIVITY:
+        raise bad_request(_EVM_ONLY.format(f"eventType: {kind}"))
     if chain_id is None:
         raise bad_request("chainId: required without webhookId")
     if not addresses:
