@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from avadata.delivery import payload, primary_payload
+from avadata.delivery import payload
+from avadata.delivery.primary import payload as primary_payload
+from avadata.store.primary import webhook_events as primary_events
 from avadata.store.types import Engine
-from avadata.store.webhooks import events, primary_events, registry
+from avadata.store.webhooks import events, registry
 from avadata.store.webhooks.registry import Webhook
 
 

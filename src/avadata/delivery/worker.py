@@ -41,8 +41,9 @@ import httpx
 from avadata.delivery import signing, targets
 from avadata.delivery.pending import Outgoing, next_messages
 from avadata.settings import Settings
+from avadata.store.primary import webhook_events as primary_events
 from avadata.store.types import Engine
-from avadata.store.webhooks import events, lease, primary_events, registry
+from avadata.store.webhooks import events, lease, registry
 from avadata.store.webhooks.registry import Webhook
 
 log = logging.getLogger(__name__)
@@ -196,8 +197,7 @@ class DeliveryWorker:
 
     def _read_roster(self) -> tuple[dict[int | str, int], set[str]]:
         with self.engine.connect() as conn:
-            heads: dict[int | str, int] = {}
-            heads.update(events.indexed_heads(conn))
+            heads: dict[int | str, int] = dict(events.indexed_heads(conn).items())
             heads.update(primary_events.indexed_heads(conn))
         return heads, set(registry.active_ids(self.engine))
 

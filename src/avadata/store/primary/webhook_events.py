@@ -2,7 +2,7 @@
 touch the watched addresses (primary_network_address_activity) or the watched validators
 (validator_activity) after a cursor, and each one's transaction and UTXO rows.
 
-Stage: store. delivery/primary_payload.py shapes them; nothing here knows that shape.
+Stage: store. delivery/primary/payload.py shapes them; nothing here knows that shape.
 
 Positions are (block_number, tx_index) on one chain (P or X), strictly increasing: events come
 in chain order, each transaction once per webhook. A transaction touches an address when
@@ -204,8 +204,8 @@ def load_events(conn: Connection, chain: str, positions: Sequence[Position]) -> 
         ev = PrimaryEvent((int(row["block_number"]), int(row["tx_index"])), row)
         found[ev.position] = by_hash[str(row["tx_hash"])] = ev
     hashes = list(by_hash)
-    cols = (u.utxo_id, u.tx_hash, u.output_index, u.asset_id, u.amount, u.addresses)
-    cols += (u.staked, u.reward_type, u.consuming_tx_hash, u.created_on, u.consumed_on)
+    cols = [u.utxo_id, u.tx_hash, u.output_index, u.asset_id, u.amount, u.addresses, u.staked]
+    cols += [u.reward_type, u.consuming_tx_hash, u.created_on, u.consumed_on]
     emitted = select(*cols).where(u.tx_hash.in_(hashes), u.created_on == chain)
     for r in conn.execute(emitted.order_by(u.tx_hash, u.output_index)):
         by_hash[str(r.tx_hash)].emitted.append(dict(r._mapping))

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from avadata.delivery.payload import NAMESPACE, canonical
-from avadata.store.webhooks.primary_events import PrimaryEvent
+from avadata.store.primary.webhook_events import PrimaryEvent
 from avadata.store.webhooks.registry import Webhook
 
 ADDRESS_ACTIVITY = "primary_network_address_activity"
