@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from avadata.api.deps import AppState
 from avadata.api.errors import ApiError, bad_request
 from avadata.api.primary import params
 from avadata.api.webhooks import requests as rq
+from avadata.api.webhooks.requests import Body, Destination
 from avadata.decode.codec.ids import parse_node_id
 from avadata.decode.codec.reader import DecodeError
 from avadata.store.webhooks.registry import NewWebhook, Scope, Webhook
@@ -38,47 +37,37 @@ _NOT_SERVED = {"balance_threshold", "l1_validator_balance_threshold"}
 _ALIAS = {"P": "p-chain", "X": "x-chain"}
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class AddressSubEvents(_Body):
+class AddressSubEvents(Body):
     addressActivitySubEvents: list[str]
 
 
-class AddressMetadata(_Body):
+class AddressMetadata(Body):
     keyType: Literal["addresses"]
     keys: list[str]
     subEvents: AddressSubEvents
 
 
-class PrimaryAddressRequest(_Body):
+class PrimaryAddressRequest(Destination):
     eventType: Literal["primary_network_address_activity"]
-    url: str
     network: str
     chainId: str
     metadata: AddressMetadata
-    name: str | None = None
-    description: str | None = None
 
 
-class ValidatorSubEvents(_Body):
+class ValidatorSubEvents(Body):
     validatorActivitySubEvents: list[str]
 
 
-class ValidatorMetadata(_Body):
+class ValidatorMetadata(Body):
     keyType: Literal["nodeId", "subnetId"]
     keys: list[str]
     subEvents: ValidatorSubEvents
 
 
-class ValidatorRequest(_Body):
+class ValidatorRequest(Destination):
     eventType: Literal["validator_activity"]
-    url: str
     network: str
     metadata: ValidatorMetadata
-    name: str | None = None
-    description: str | None = None
 
 
 def _sub_events(values: list[str], served: tuple[str, ...], name: str) -> None:

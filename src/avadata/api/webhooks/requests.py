@@ -22,28 +22,33 @@ _TOPIC = re.compile(r"^0x[0-9a-fA-F]{64}$")
 M = TypeVar("M", bound=BaseModel)
 
 
-class _Body(BaseModel):
+class Body(BaseModel):
     # Fields the spec has and we do not read (e.g. a client's extras) are ignored, not refused.
     model_config = ConfigDict(extra="ignore")
 
 
-class AddressActivityMetadata(_Body):
+class AddressActivityMetadata(Body):
     addresses: list[str]
     eventSignatures: list[str] | None = None
 
 
-class EvmAddressActivityRequest(_Body):
-    eventType: Literal["address_activity"]
+class Destination(Body):
+    """What every creation request has: where to send, and the webhook's labels."""
+
     url: str
-    chainId: str
-    metadata: AddressActivityMetadata
     name: str | None = None
     description: str | None = None
+
+
+class EvmAddressActivityRequest(Destination):
+    eventType: Literal["address_activity"]
+    chainId: str
+    metadata: AddressActivityMetadata
     includeInternalTxs: bool = False
     includeLogs: bool = False
 
 
-class UpdateWebhookRequest(_Body):
+class UpdateWebhookRequest(Body):
     name: str | None = None
     description: str | None = None
     url: str | None = None
@@ -52,11 +57,11 @@ class UpdateWebhookRequest(_Body):
     includeLogs: bool | None = None
 
 
-class AddressesChangeRequest(_Body):
+class AddressesChangeRequest(Body):
     addresses: list[str]
 
 
-class RewindRequest(_Body):
+class RewindRequest(Body):
     blockNumber: int
 
 

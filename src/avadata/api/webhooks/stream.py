@@ -20,7 +20,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from avadata.api.deps import AppState, State
-from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
 from avadata.api.webhooks import requests as rq
 from avadata.api.webhooks.access import owner
 from avadata.delivery import payload
@@ -32,9 +32,6 @@ router = APIRouter(tags=["Webhooks"], responses=ERROR_RESPONSES)
 _EVENT_ID = re.compile(r"^(\d{1,18})-(\d{1,9})$")
 _BATCH = 100
 _KEEPALIVE_S = 15.0
-
-# The primary-network events go to webhooks only, for now (docs/webhooks.md).
-_EVM_ONLY = "{}: the event stream serves address_activity events only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +73,7 @@ def _filter(
         if hook is None:
             raise not_found(f"webhookId: no webhook {webhook_id!r} of this API key")
         if hook.scope is not None:
-            raise bad_request(_EVM_ONLY.format(f"webhookId: a {hook.event_type} webhook"))
+            raise _evm_only(f"webhookId: a {hook.event_type} webhook")
         addrs = registry.addresses(st.engine, hook.webhook_id)
         return _Filter(
             hook.webhook_id,
@@ -88,7 +85,7 @@ def _filter(
         )
     kind = rq.event_type({"eventType": event_type or rq.ADDRESS_ACTIVITY})
     if kind != rq.ADDRESS_ACTIVITY:
-        raise bad_request(_EVM_ONLY.format(f"eventType: {kind}"))
+        raise _evm_only(f"eventType: {kind}")
     if chain_id is None:
         raise bad_request("chainId: required without webhookId")
     if not addresses:
@@ -159,3 +156,8 @@ async def stream_events(
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def _evm_only(what: str) -> ApiError:
+    """The primary-network events go to webhooks only, for now (docs/webhooks.md)."""
+    return bad_request(f"{what}: the event stream serves address_activity events only")

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, or_, select, tuple_
+from sqlalchemy import Connection, and_, func, select, tuple_
 
 from avadata.store.schema import (
     primary_address_txs,
@@ -30,8 +30,8 @@ from avadata.store.schema import (
     primary_utxos,
     primary_validations,
 )
+from avadata.store.webhooks.events import Position, after_position
 
-Position = tuple[int, int]
 _IN_CHUNK = 500
 
 
@@ -47,10 +47,6 @@ class PrimaryEvent:
     consumed: list[dict[str, Any]] = field(default_factory=list)
     validations: list[tuple[str, str, str]] = field(default_factory=list)
     rewarded: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _after(block: Any, tx: Any, pos: Position) -> Any:
-    return or_(block > pos[0], and_(block == pos[0], tx > pos[1]))
 
 
 def _first(conn: Connection, stmts: Sequence[Any], limit: int) -> list[Position]:
@@ -80,7 +76,7 @@ def address_positions(
             a.blockchain_id == chain,
             a.block_number >= after[0],
             a.block_number <= upto,
-            _after(a.block_number, a.tx_index, after),
+            after_position(a.block_number, a.tx_index, after),
             *_linear(chain, a.tx_hash),
         )
         for i in range(0, len(addresses), _IN_CHUNK)
@@ -129,7 +125,7 @@ def _validator_queries(by: str, keys: list[str], after: Position, upto: int) -> 
             .where(
                 getattr(v, by).in_(keys),
                 t.block_number <= upto,
-                _after(t.block_number, t.tx_index, after),
+                after_position(t.block_number, t.tx_index, after),
             )
         )
     out.append(
@@ -144,7 +140,7 @@ def _validator_queries(by: str, keys: list[str], after: Position, upto: int) -> 
         .where(
             getattr(lv, by).in_(keys),
             lt.block_number <= upto,
-            _after(lt.block_number, lt.tx_index, after),
+            after_position(lt.block_number, lt.tx_index, after),
         )
     )
     return out
