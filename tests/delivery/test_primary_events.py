@@ -127,18 +127,19 @@ def _changes(world: World, tx: str, watched: set[str]) -> dict[str, int] | None:
     return out
 
 
-@pytest.mark.parametrize("chain", ["P", "X"])
+@pytest.mark.parametrize("chain", ["P", "X", "C"])
 def test_address_activity_matches_the_ledger(world: World, hooks: Any, chain: str) -> None:
     c, headers, hook_url, rec = hooks
     users = world.sim.keys.users
-    watched = {bech32_address(u.address, "fuji") for u in users[:3]}
+    # Atomic txs are few: on the C-chain every user is watched.
+    watched = {bech32_address(u.address, "fuji") for u in users[: 3 if chain != "C" else None]}
     want: set[str] = set()
     for a in watched:
         want |= expected(world, chain, a)
     # The X-chain's DAG-era vertices are not reported (their txs have no place in the blocks'
     # order): the simulator's records say which txs a vertex carried.
     want -= {r.tx_id for r in world.sim.records if r.index == "X/vtx"}
-    assert len(want) >= 10
+    assert len(want) >= (10 if chain != "C" else 4), len(want)
     body = {
         "eventType": "primary_network_address_activity",
         "url": hook_url,
@@ -274,7 +275,7 @@ def test_bad_requests_name_the_field(world: World, hooks: Any) -> None:
         },
     }
     cases: list[tuple[dict[str, Any], str]] = [
-        ({"chainId": "c-chain"}, "chainId"),
+        ({"chainId": "d-chain"}, "chainId"),
         ({"network": "mainnet"}, "network"),
         ({"url": "ftp://x"}, "url"),
         ({"metadata": {**base["metadata"], "keys": ["P-avax1nope"]}}, "metadata.keys"),

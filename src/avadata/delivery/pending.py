@@ -47,7 +47,7 @@ def next_messages(engine: Engine, hook: Webhook, limit: int) -> list[Outgoing]:
         if hook.scope is None:
             head = events.indexed_head(conn, hook.chain_id)
         else:
-            head = registry.primary_head(conn, hook.scope.chain)
+            head = primary_events.primary_head(conn, hook.scope.chain)
         if head is None or (head, registry.BLOCK_DONE) <= hook.cursor:
             return []
         if hook.scope is None:

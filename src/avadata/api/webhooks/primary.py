@@ -34,7 +34,7 @@ VALIDATOR_SUB_EVENTS = (
 )
 # Sub-events the spec lists that need balances over time, not indexed txs: refused.
 _NOT_SERVED = {"balance_threshold", "l1_validator_balance_threshold"}
-_ALIAS = {"P": "p-chain", "X": "x-chain"}
+_ALIAS = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
 
 
 class AddressSubEvents(Body):
@@ -135,8 +135,8 @@ def new_webhook(st: AppState, kind: str, body: dict[str, Any]) -> NewWebhook:
         chain = params.chain(net, req.chainId)
     except ApiError:
         chain = ""
-    if chain not in ("P", "X"):
-        raise bad_request(f"chainId: must be p-chain or x-chain (got {req.chainId!r})")
+    if chain not in ("P", "X", "C"):
+        raise bad_request(f"chainId: must be p-chain, x-chain or c-chain (got {req.chainId!r})")
     meta_a = req.metadata
     if not meta_a.keys:
         raise bad_request("metadata.keys: name at least one address")

@@ -24,7 +24,7 @@ from avadata.store.webhooks.registry import Webhook
 
 ADDRESS_ACTIVITY = "primary_network_address_activity"
 VALIDATOR_ACTIVITY = "validator_activity"
-_ALIAS = {"P": "p-chain", "X": "x-chain"}
+_ALIAS = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
 # A P-chain tx type -> the validator sub-event it is (L1 weight changes: see _l1_weight).
 _VALIDATOR_TXS = {
     "AddValidatorTx": "validator_stake",

@@ -168,15 +168,43 @@ def validator_touches(
     return touches
 
 
+def _c_head(conn: Connection) -> int | None:
+    """The C-chain block of the last indexed atomic tx: the C-chain's blocks are the EVM
+    wing's, and its atomic txs (all a webhook of it reports) come by the Index API."""
+    t = primary_txs.c
+    stmt = (
+        select(t.block_number)
+        .where(t.blockchain_id == "C")
+        .order_by(t.block_timestamp.desc(), t.block_number.desc())
+        .limit(1)
+    )
+    found = conn.execute(stmt).scalar()
+    return None if found is None else int(found)
+
+
+def primary_head(conn: Connection, chain: str) -> int | None:
+    """The highest indexed block of the P- or X-chain (`chain`; C: `_c_head`), None before
+    the first."""
+    if chain == "C":
+        return _c_head(conn)
+    b = primary_blocks.c
+    found = conn.execute(select(func.max(b.height)).where(b.blockchain_id == chain)).scalar()
+    return None if found is None else int(found)
+
+
 def indexed_heads(conn: Connection) -> dict[str, int]:
-    """The P- and X-chains' highest indexed blocks (the delivery worker's poll)."""
+    """The P-, X- and C-chains' heads as primary_head says (the delivery worker's poll)."""
     b = primary_blocks.c
     stmt = (
         select(b.blockchain_id, func.max(b.height))
         .where(b.blockchain_id.in_(("P", "X")))
         .group_by(b.blockchain_id)
     )
-    return {str(chain): int(height) for chain, height in conn.execute(stmt)}
+    out = {str(chain): int(height) for chain, height in conn.execute(stmt)}
+    c_head = _c_head(conn)
+    if c_head is not None:
+        out["C"] = c_head
+    return out
 
 
 def load_events(conn: Connection, chain: str, positions: Sequence[Position]) -> list[PrimaryEvent]:

@@ -23,9 +23,9 @@ from sqlalchemy import Connection, Engine, Select, and_, delete, func, or_, sele
 
 from avadata.store import dialect
 from avadata.store.cursors import get_cursor
+from avadata.store.primary import webhook_events
 from avadata.store.queries.keyset import AnyRow
 from avadata.store.schema import (
-    primary_blocks,
     webhook_addresses,
     webhook_scopes,
     webhook_secrets,
@@ -113,13 +113,6 @@ def _select() -> Select[Any]:
     ).select_from(webhooks.outerjoin(webhook_scopes, s.webhook_id == webhooks.c.webhook_id))
 
 
-def primary_head(conn: Connection, chain: str) -> int | None:
-    """The highest indexed block of the P- or X-chain (`chain`), None before the first."""
-    b = primary_blocks.c
-    found = conn.execute(select(func.max(b.height)).where(b.blockchain_id == chain)).scalar()
-    return None if found is None else int(found)
-
-
 def create(engine: Engine, owner: str, new: NewWebhook, webhook_id: str) -> Webhook:
     """Insert a webhook whose cursor is the chain's indexed head: it reports what comes next
     (`rewind` reaches back)."""
@@ -128,7 +121,7 @@ def create(engine: Engine, owner: str, new: NewWebhook, webhook_id: str) -> Webh
             cursor = get_cursor(conn, new.chain_id)
             head = None if cursor is None else cursor.block_number
         else:
-            head = primary_head(conn, new.scope.chain)
+            head = webhook_events.primary_head(conn, new.scope.chain)
             conn.execute(
                 webhook_scopes.insert().values(
                     webhook_id=webhook_id,
