@@ -311,3 +311,72 @@ def test_bad_requests_name_the_field(world: World, hooks: Any) -> None:
     wid = _create(c, headers, base)
     r = c.get(f"/v1/webhooks/{wid}/addresses", headers=headers)
     assert r.status_code == 400 and "address_activity" in r.text, r.text
+
+
+def _subnet_txs(world: World, subnet: bytes) -> dict[str, str]:
+    """Per P-chain tx touching `subnet`'s validators, its sub-event: from the signed txs and
+    the simulator's L1 validator book (each validation's subnet, removed ones too)."""
+    state = world.sim.p.state
+    book = {**state.l1_validators, **state.removed_l1_validators}
+    vids = {vid for vid, v in book.items() if v.subnet_id == subnet}
+    out: dict[str, str] = {}
+    for tx, unsigned in world.ledger.unsigned.items():
+        kind = type(unsigned).__name__
+        if kind in ("AddSubnetValidatorTx", "ConvertSubnetToL1Tx") and unsigned.subnet_id == subnet:
+            out[tx] = "validator_stake"
+        elif kind == "RemoveSubnetValidatorTx" and unsigned.subnet_id == subnet:
+            out[tx] = "validator_removed"
+        elif kind == "RegisterL1ValidatorTx" and subnet in unsigned.message:
+            out[tx] = "validator_stake"
+        elif kind == "IncreaseL1ValidatorBalanceTx" and unsigned.validation_id in vids:
+            out[tx] = "l1_validator_balance_increased"
+        elif kind == "DisableL1ValidatorTx" and unsigned.validation_id in vids:
+            out[tx] = "l1_validator_disabled"
+        elif kind == "SetL1ValidatorWeightTx" and any(v in unsigned.message for v in vids):
+            out[tx] = "l1_validator_*"  # removed or weight changed: the message's weight says
+    return out
+
+
+def test_l1_validator_activity_by_subnet(world: World, hooks: Any) -> None:
+    c, headers, hook_url, rec = hooks
+    converted = [
+        u.subnet_id
+        for u in world.ledger.unsigned.values()
+        if type(u).__name__ == "ConvertSubnetToL1Tx"
+    ]
+    assert converted, "the devnet converts its L1 subnets"
+    subnet = converted[0]
+    want = _subnet_txs(world, subnet)
+    kinds = set(want.values())
+    assert {"validator_stake", "l1_validator_balance_increased"} <= kinds, kinds
+    body = {
+        "eventType": "validator_activity",
+        "url": hook_url,
+        "network": "fuji",
+        "metadata": {
+            "keyType": "subnetId",
+            "keys": [cb58_encode(subnet)],
+            "subEvents": {
+                "validatorActivitySubEvents": [
+                    "validator_stake",
+                    "validator_removed",
+                    "l1_validator_balance_increased",
+                    "l1_validator_disabled",
+                    "l1_validator_removed",
+                    "l1_validator_weight_changed",
+                ]
+            },
+        },
+    }
+    wid = _create(c, headers, body)
+    got = _wait_for(rec, wid, set(want))
+    assert {a.tx_hash for a in got} == set(want)
+    for a in got:
+        event = a.message["event"]
+        assert event["subnetIds"] == [cb58_encode(subnet)]
+        if want[a.tx_hash] == "l1_validator_*":
+            assert event["eventType"] in ("l1_validator_removed", "l1_validator_weight_changed")
+        else:
+            assert event["eventType"] == want[a.tx_hash], (a.tx_hash, event["eventType"])
+        if event["eventType"].startswith("l1_"):
+            assert event["validationIds"]
