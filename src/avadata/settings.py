@@ -79,6 +79,10 @@ class Settings(BaseSettings):
     webhook_retry_max_s: float = Field(default=600.0, gt=0)
     # How often the delivery worker looks for new blocks and webhooks.
     webhook_poll_s: float = Field(default=0.2, gt=0)
+    # The delivery lease (`serve` and `index` both host a worker; one delivers): held this
+    # long per renewal, renewed every third of it; a standby takes over within this long of
+    # the holder's death (kill -9).
+    webhook_lease_s: float = Field(default=15.0, gt=0)
 
     # Transaction exports (POST /v1/operations/transactions:export): their files are written
     # under <data_dir>/exports. None: the SQLite store's folder, else ./avadata-data.

@@ -141,7 +141,7 @@ def test_each_key_has_its_own_secret(keyed) -> None:
         (_body(url="not a url"), "url"),
         (_body(eventType="block_activity"), "eventType"),
         ({"url": RECEIVER}, "eventType"),
-        (_body(eventType="validator_activity"), "eventType"),
+        (_body(eventType="validator_activity"), "network"),  # its own request shape
         (_body(chainId="999999"), "chainId"),
         (_body(metadata={"addresses": ["0x12"]}), "metadata.addresses[0]"),
         (

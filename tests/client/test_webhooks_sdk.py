@@ -13,12 +13,16 @@ import pytest
 from sqlalchemy import create_engine
 
 from avadata.api.app import create_app
+from avadata.decode.codec.ids import bech32_address, cb58_encode
+from avadata.networks import FUJI_ID
 from avadata.settings import Settings
+from avadata.store.identity import record_primary_network
 from avadata.store.keys import create_key
 from tests.api.synthetic import CHAIN_ID, write_store
 from tests.support.server import TOOLS, run_node, serving
 
 SCRIPT = Path(__file__).with_name("webhooks.mjs")
+PRIMARY_SCRIPT = Path(__file__).with_name("webhooks_primary.mjs")
 
 pytestmark = [pytest.mark.client]
 
@@ -31,6 +35,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
     writer = create_engine(url)
     key, _ = create_key(writer, "sdk", None)
     other, _ = create_key(writer, "other", None)
+    record_primary_network(writer, FUJI_ID)  # the primary-network webhooks name it
     writer.dispose()
     settings = Settings(db_url=url, page_token_secret="sdk-webhooks-secret-0123")
     with serving(create_app(settings)) as base:
@@ -64,3 +69,26 @@ def test_the_ten_operations_through_the_sdk(server) -> None:
     assert out["inactive"] == [made["id"]]
     assert out["theirList"] == [] and out["theirGet"] == "NotFoundError"
     assert out["badUrl"]["name"] == "BadRequestError"
+
+
+def test_primary_network_webhooks_through_the_sdk(server) -> None:
+    base, key, _other = server
+    keys = ["P-" + bech32_address(bytes([i]) * 20, "fuji") for i in (1, 2)]
+    node = "NodeID-" + cb58_encode(bytes([7]) * 20)
+    args = {
+        "toolsDir": str(TOOLS),
+        "key": key,
+        "url": "http://127.0.0.1:9/hook",
+        "keys": keys,
+        "nodeId": node,
+    }
+    out, stderr = run_node(PRIMARY_SCRIPT, base, json.dumps(args))
+    assert out["_returncode"] == 0 and out["ok"], (out, stderr)
+    made = out["address"]
+    assert made["eventType"] == "primary_network_address_activity"
+    assert made["chainId"] == "p-chain" and made["metadata"]["keys"] == keys
+    assert out["validator"]["metadata"]["keys"] == [node] and out["got"] == out["validator"]
+    assert out["listed"] == [
+        [made["id"], "primary_network_address_activity"],
+        [out["validator"]["id"], "validator_activity"],
+    ]

@@ -18,6 +18,7 @@ import pytest
 from avadata.api.app import create_app
 from avadata.decode.codec.atomic import ATOMIC_TABLE, UnsignedExportTx, UnsignedImportTx
 from avadata.decode.codec.ids import bech32_address, cb58_encode
+from avadata.decode.codec.pchain import PChainTx, RewardValidatorTx
 from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE
 from avadata.decode.codec.xchain import XCHAIN_TABLE
 from avadata.devnet.primary import cchain_atomic, pchain_sim, txkit, xchain_sim
@@ -44,12 +45,19 @@ class Ledger:
     owners: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
     touched: dict[str, set[str]] = field(default_factory=dict)
     assets: dict[str, set[str]] = field(default_factory=dict)  # CB58 tx -> assets it moved
+    # CB58 tx -> (owners, CB58 asset, +amount created / -amount spent, the coin's CB58 tx),
+    # in the order it moved
+    flows: dict[str, list[tuple[tuple[str, ...], str, int, str]]] = field(default_factory=dict)
+    unsigned: dict[str, Any] = field(default_factory=dict)  # CB58 tx -> the tx it signed
 
     def touch(self, tx: str, addresses: Any) -> None:
         self.touched.setdefault(tx, set()).update(addresses)
 
-    def moved(self, tx: str, asset: bytes) -> None:
-        self.assets.setdefault(tx, set()).add(cb58_encode(asset))
+    def moved(self, tx: str, coin: Coin, sign: int) -> None:
+        self.assets.setdefault(tx, set()).add(cb58_encode(coin.asset))
+        owners = tuple(_bech(coin.owners))
+        flow = (owners, cb58_encode(coin.asset), sign * coin.amount, cb58_encode(coin.tx_id))
+        self.flows.setdefault(tx, []).append(flow)
 
 
 def _bech(addresses: tuple[bytes, ...]) -> list[str]:
@@ -61,6 +69,7 @@ class World:
     sim: PrimarySim
     ledger: Ledger
     clients: dict[tuple[str, ...], TestClient]
+    urls: dict[tuple[str, ...], str]
 
 
 @pytest.fixture(scope="module")
@@ -75,14 +84,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         # L1 refund is paid under the disabling or removing tx's own ID, so it counts.
         if cb58_encode(coin.tx_id) == ledger.current:
             ledger.touch(ledger.current, _bech(coin.owners))
-            ledger.moved(ledger.current, coin.asset)
+            ledger.moved(ledger.current, coin, 1)
         add(self, coin)
 
     def record_spend(self: UtxoBook, tx_id: bytes, index: int) -> Coin:
         coin = spend(self, tx_id, index)
         assert ledger.current is not None
         ledger.touch(ledger.current, _bech(coin.owners))
-        ledger.moved(ledger.current, coin.asset)
+        ledger.moved(ledger.current, coin, -1)
         return coin
 
     def signing(module: Any, name: str, table: Any) -> None:
@@ -91,6 +100,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         def signed(unsigned: Any, *args: Any) -> Any:
             tx = sign(unsigned, *args)
             ledger.current = cb58_encode(tx.id_bytes(table))
+            ledger.unsigned[ledger.current] = unsigned
             # Stake comes back to its owners under the staking tx's ID: that tx pays them.
             for out in getattr(unsigned, "stake_outputs", ()):
                 inner = getattr(out.output, "output", out.output)
@@ -110,17 +120,28 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         signing(pchain_sim, "sign_p", PCHAIN_TABLE)
         signing(xchain_sim, "sign_x", XCHAIN_TABLE)
         signing(cchain_atomic, "sign_atomic", ATOMIC_TABLE)
+        reward = pchain_sim.PChainSim._reward
+
+        def rewarding(self: pchain_sim.PChainSim, staker: Any, accepted_ns: int) -> Any:
+            # Reward txs are unsigned: recorded here, with the staker they end.
+            tx = PChainTx(RewardValidatorTx(staker.tx_id), ())
+            ledger.unsigned[cb58_encode(tx.id_bytes(PCHAIN_TABLE))] = tx.unsigned
+            return reward(self, staker, accepted_ns)
+
+        mp.setattr(pchain_sim.PChainSim, "_reward", rewarding)
         options = NodeOptions(CONFIG, data_dir=folder, c_rpc_url="fake", live_interval=None)
         node = PrimaryNode(options)
         node.start()
     with served_node(node) as url, ExitStack() as stack:
         clients: dict[tuple[str, ...], TestClient] = {}
+        urls: dict[tuple[str, ...], str] = {}
         for order in ORDERS:
             engine = indexed(folder / ("-".join(order) + ".db"), url, chains=order)
+            urls[order] = engine.url.render_as_string(hide_password=False)
             settings = Settings(db_url=str(engine.url), page_token_secret="test-secret-0123456789")
             app = create_app(settings)
             clients[order] = stack.enter_context(TestClient(app, raise_server_exceptions=False))
-        yield World(node.sim, ledger, clients)
+        yield World(node.sim, ledger, clients, urls)
 
 
 def expected(world: World, chain: str, address: str) -> set[str]:

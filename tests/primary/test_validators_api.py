@@ -5,6 +5,7 @@ simulator's own ledger: its stakers, the potential rewards it fixed, the rewards
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -395,3 +396,31 @@ def test_network_details_sum_the_simulators_active_stakers(
         out, stderr = run_node(PRIMARY_SDK_SCRIPT, base, json.dumps(args))
     assert out["_returncode"] == 0 and out["ok"], (out, stderr)
     assert out["summary"]["networkDetails"]["validatorDetails"]["validatorCount"] == len(validators)
+
+
+def test_primary_answers_carry_the_head_and_its_lag(
+    world: tuple[TestClient, PrimarySim],
+) -> None:
+    """X-Avadata-Head / -Lag-Seconds on the primary routes: the P-chain's last block (the
+    simulator's own height and time) on P-chain and network-wide paths, the X-chain's on
+    x-chain paths; none on a local network's unknown chain ID."""
+    c, sim = world
+    height, at = sim.p.state.heights[-1]
+    node = node_id_str(sim.keys.nodes[0].node_id)
+    for path in (
+        "/v1/networks/fuji/blockchains/p-chain/transactions",
+        "/v1/networks/fuji/blockchains/11111111111111111111111111111111LpoYY/utxos?addresses=x",
+        URL.format(node),
+        "/v1/networks/fuji",
+        "/v1/networks/fuji/subnets",
+    ):
+        r = c.get(path)
+        assert r.headers.get("x-avadata-head") == str(height), (path, r.headers)
+        lag = int(r.headers["x-avadata-lag-seconds"])
+        assert abs(lag - (int(time.time()) - at)) <= 2, path
+    x_top = max(r.height for r in sim.records if r.chain == "X" and r.index == "X/block")
+    r = c.get("/v1/networks/fuji/blockchains/x-chain/transactions")
+    assert r.status_code == 200 and r.headers["x-avadata-head"] == str(x_top)
+    assert (
+        "x-avadata-head" not in c.get("/v1/networks/fuji/blockchains/c-chain/transactions").headers
+    )

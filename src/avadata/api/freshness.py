@@ -2,10 +2,12 @@
 height) and `X-Avadata-Lag-Seconds` (how old that block is now), as a pure ASGI middleware.
 
 Stage: api. Applies to the Data and Metrics API paths that name one chain (`/v1/chains/{id}/...`,
-`/v2/chains/{id}/...`); the head is looked up at most every `TTL_S` per chain, off the event
-loop. An unknown chain or an empty store adds no header. The lag is the age of the newest
-indexed block: on a chain that makes no blocks it grows though nothing is missing (the health
-check compares with the node).
+`/v2/chains/{id}/...`) and to the primary network's (`/v1/networks/{network}/...`: the chain
+its `blockchains/{id}` names, P or X; the P-chain for the network-wide paths, which read it);
+the head is looked up at most every `TTL_S` per chain, off the event loop. An unknown chain
+or an empty store adds no header. The lag is the age of the newest indexed block: on a chain
+that makes no blocks it grows though nothing is missing (the health check compares with the
+node).
 """
 
 from __future__ import annotations
@@ -16,11 +18,30 @@ import time
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from avadata.store.queries.freshness import evm_head
+from avadata import networks
+from avadata.store.queries.freshness import evm_head, primary_head
 from avadata.store.types import Engine
 
 TTL_S = 0.25
 _CHAIN_PATH = re.compile(r"^/v[12]/chains/([^/]+)/")
+_NETWORK_PATH = re.compile(r"^/v1/networks/[^/]+(?:/blockchains/([^/]+))?")
+# The primary chains the freshness of a `blockchains/{id}` path is known for: the aliases and
+# the fixed IDs (a local network's X-chain ID is not fixed: its paths go without headers).
+_PRIMARY = {"p-chain": "P", "x-chain": "X", networks.P_CHAIN_ID: "P"} | {
+    n.x_chain_id: "X" for n in (networks.MAINNET, networks.FUJI) if n.x_chain_id
+}
+
+
+def _key(path: str) -> str | None:
+    """The cache key of the chain a path reads: an EVM chain's "<id>", or "primary:P|X"."""
+    m = _CHAIN_PATH.match(path)
+    if m is not None:
+        return m.group(1)
+    m = _NETWORK_PATH.match(path)
+    if m is None:
+        return None
+    chain = "P" if m.group(1) is None else _PRIMARY.get(m.group(1))
+    return None if chain is None else f"primary:{chain}"
 
 
 class FreshnessMiddleware:
@@ -31,6 +52,8 @@ class FreshnessMiddleware:
 
     def _read(self, key: str) -> tuple[int, int] | None:
         with self.engine.connect() as conn:
+            if key.startswith("primary:"):
+                return primary_head(conn, key.removeprefix("primary:"))
             return evm_head(conn, key)
 
     async def _head(self, key: str) -> tuple[int, int] | None:
@@ -45,11 +68,11 @@ class FreshnessMiddleware:
         return head
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        m = _CHAIN_PATH.match(str(scope.get("path", ""))) if scope["type"] == "http" else None
-        if m is None:
+        key = _key(str(scope.get("path", ""))) if scope["type"] == "http" else None
+        if key is None:
             await self.app(scope, receive, send)
             return
-        head = await self._head(m.group(1))
+        head = await self._head(key)
         if head is None:
             await self.app(scope, receive, send)
             return

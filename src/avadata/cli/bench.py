@@ -266,3 +266,28 @@ def metrics(
         bench.report(result, rounds=rounds, machine=describe(), command=command),
         write_docs,
     )
+
+
+@app.command("events")
+def events(
+    txs: Annotated[int, typer.Option(min=1, help="transfers sent, one block each")] = 200,
+    interval: Annotated[float, typer.Option(min=0.0, help="seconds between two sends")] = 0.25,
+    hooks: Annotated[int, typer.Option(min=1, help="webhooks watching the sender")] = 1,
+    poll: Annotated[
+        float, typer.Option(help="the indexer's --poll (its safety net beside eth_subscribe)")
+    ] = 2.0,
+    write_docs: WriteDocs = True,
+) -> None:
+    """Block accepted → webhook POST, → SSE event, → Data API (p50/p99), on anvil with live
+    blocks behind `avadata index` and `avadata serve`; with --hooks N, messages per second.
+
+    Example: avadata bench events --txs 200 --interval 0.25 --hooks 1
+    """
+    from avadata.bench import events as bench
+    from avadata.bench.machine import describe
+
+    result = bench.run(txs, interval, hooks, poll)
+    command = (
+        f"avadata bench events --txs {txs} --interval {interval:g} --hooks {hooks} --poll {poll:g}"
+    )
+    _publish("events", bench.report(result, describe(), command), write_docs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
 
 import typer
@@ -153,6 +153,14 @@ LabelOption = Annotated[
         "name, explorer_url, token_name, token_symbol, token_decimals, token_logo",
     ),
 ]
+WebhooksOption = Annotated[
+    bool,
+    typer.Option(
+        "--webhooks/--no-webhooks",
+        help="deliver webhooks while following (one process of all that deliver on a store "
+        "does: docs/webhooks.md)",
+    ),
+]
 CommitSecondsOption = Annotated[
     float,
     typer.Option(
@@ -178,6 +186,7 @@ def index(
     chains: ChainsOption = None,
     network: NetworkOption = None,
     label: LabelOption = None,
+    webhooks: WebhooksOption = True,
 ) -> None:
     if rpc:
         # First thing: each chain's fetch process imports its modules while this one does.
@@ -200,12 +209,6 @@ def index(
     network_id = _network_id(network)
     engine = open_store(db)
     _label_chains(engine, rpc or [], node, chains, label or [], network_id)
-    if node is not None:
-        _index_primary(
-            engine, node, once=once, poll=poll, batch=node_batch, beside=bool(rpc), net=network_id
-        )
-        if not rpc:
-            return
     options = RunOptions(
         once=once,
         poll_seconds=poll,
@@ -213,8 +216,47 @@ def index(
         native_balances=NativeBalanceMode(native_balances),
         commit_seconds=commit_seconds,
     )
-    make_appliers: AppliersMaker = ctx.obj or default_appliers
-    _index_evm(engine, rpc or [], options, make_appliers())
+    delivery = _start_delivery(db) if webhooks and not once else None
+    try:
+        appliers: AppliersMaker = ctx.obj or default_appliers
+        _index(engine, rpc or [], node, node_batch, network_id, options, appliers)
+    finally:
+        if delivery is not None:
+            delivery.stop()
+
+
+def _index(
+    engine: Engine,
+    rpc: list[str],
+    node: str | None,
+    node_batch: int,
+    network_id: int | None,
+    options: RunOptions,
+    make_appliers: AppliersMaker,
+) -> None:
+    """Index the primary network (--node), the EVM chains (--rpc), or both."""
+    if node is not None:
+        once, poll = options.once, options.poll_seconds
+        _index_primary(
+            engine, node, once=once, poll=poll, batch=node_batch, beside=bool(rpc), net=network_id
+        )
+        if not rpc:
+            return
+    _index_evm(engine, rpc, options, make_appliers())
+
+
+def _start_delivery(db: str) -> Any:
+    """A following `index` delivers webhooks too (docs/webhooks.md), so a deployment that runs
+    `index` and `serve` apart gets deliveries from either; the store's delivery lease lets one
+    worker of all send. Receivers on private addresses: as AVADATA_WEBHOOK_PRIVATE_TARGETS
+    (and AVADATA_HOST) say, `index` having no --host of its own."""
+    from avadata.delivery.worker import DeliveryWorker
+    from avadata.settings import Settings
+    from avadata.store.engine import make_engine
+
+    worker = DeliveryWorker(make_engine(db, read_only=True), make_engine(db), Settings(db_url=db))
+    worker.start()
+    return worker
 
 
 def _network_id(network: str | None) -> int | None:

@@ -20,7 +20,7 @@ from avadata.store.webhooks.events import TxEvent
 
 EVENT_TYPE = "address_activity"
 # The namespace of every messageId (uuid5): a fixed, arbitrary UUID of ours.
-_NAMESPACE = uuid.UUID("0b6f4d0e-7a1c-5f3e-9a57-617661646174")
+NAMESPACE = uuid.UUID("0b6f4d0e-7a1c-5f3e-9a57-617661646174")
 _STANDARDS = {"erc20": "ERC20", "erc721": "ERC721", "erc1155": "ERC1155"}
 
 
@@ -30,7 +30,7 @@ def _standard(row: dict[str, Any]) -> str:
 
 
 def message_id(webhook_id: str, chain_id: int, tx_hash: str) -> str:
-    return str(uuid.uuid5(_NAMESPACE, f"{webhook_id}:{chain_id}:{tx_hash.lower()}"))
+    return str(uuid.uuid5(NAMESPACE, f"{webhook_id}:{chain_id}:{tx_hash.lower()}"))
 
 
 def canonical(message: dict[str, Any]) -> bytes:

@@ -1,8 +1,10 @@
 """The delivery worker: every active webhook's events, from the store to its receiver, in order,
 signed, retried until acknowledged.
 
-Stage: delivery (hosted by `avadata serve`, so `avadata up` runs it too). One thread with its
-own event loop and its own writer engine; the API stays read-only for everything else.
+Stage: delivery (hosted by `avadata serve` and `avadata index`, so `avadata up` runs it too).
+One thread with its own event loop and its own writer engine; the API stays read-only for
+everything else. Of all the workers on one store, only the holder of the delivery lease
+(store/webhooks/lease.py) sends: the others wait to take it over.
 
 Per webhook, one task: read the transactions after the webhook's cursor (up to the chain's
 indexed head), POST each as one message, and move the cursor past it only after a 2xx answer
@@ -16,13 +18,19 @@ Invariants:
   last `PERSIST_S` are sent again, with the same messageIds;
 - a webhook rewound, changed or deactivated while a message waits is reloaded before anything
   else is sent (`registry.advance` refuses to move a cursor that moved meanwhile).
+- a worker sends only while its lease has a quarter of its length left, and moves cursors
+  only while the store says it holds it, so two processes never deliver the same webhook
+  (apart from the one message in flight when a holder stalls past its lease).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
+import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -30,11 +38,12 @@ from dataclasses import dataclass
 
 import httpx
 
-from avadata.delivery import payload, signing, targets
+from avadata.delivery import signing, targets
+from avadata.delivery.pending import Outgoing, next_messages
 from avadata.settings import Settings
+from avadata.store.primary import webhook_events as primary_events
 from avadata.store.types import Engine
-from avadata.store.webhooks import events, registry
-from avadata.store.webhooks.events import TxEvent
+from avadata.store.webhooks import events, lease, registry
 from avadata.store.webhooks.registry import Webhook
 
 log = logging.getLogger(__name__)
@@ -85,8 +94,12 @@ class DeliveryWorker:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
-        self._heads: dict[int, int] = {}
-        self._moved: dict[int, asyncio.Event] = {}
+        self._heads: dict[int | str, int] = {}
+        self._moved: dict[int | str, asyncio.Event] = {}
+        # Who this worker is in the delivery lease, and until when (monotonic) it may send.
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self._held_until = 0.0
+        self._renew_at = 0.0
         # POSTs by outcome since start (GET /metrics of the serving process reads them).
         self._counts = {"acknowledged": 0, "failed": 0, "refused": 0}
         self._counts_lock = threading.Lock()
@@ -130,15 +143,54 @@ class DeliveryWorker:
         async with httpx.AsyncClient(follow_redirects=False) as client:
             try:
                 while not self._stop.is_set():
-                    await self._poll(client, tasks)
+                    if await self._keep_lease():
+                        await self._poll(client, tasks)
+                    else:
+                        _cancel(tasks)
                     try:
                         await asyncio.wait_for(self._stop.wait(), self.settings.webhook_poll_s)
                     except TimeoutError:
                         pass
             finally:
-                for task in tasks.values():
-                    task.cancel()
+                _cancel(tasks)
                 await asyncio.gather(*tasks.values(), return_exceptions=True)
+                if self._held_until:
+                    await asyncio.to_thread(self._release)
+
+    # -- the lease -------------------------------------------------------------------------
+
+    def holding(self) -> bool:
+        """Whether this worker may send now: it renewed the lease recently enough that no
+        other process can have taken it (a quarter of the lease's length to spare)."""
+        return time.monotonic() < self._held_until
+
+    async def _keep_lease(self) -> bool:
+        """Take or renew the delivery lease when due (every third of its length; a standby
+        asks every second at most, so it takes over about a lease's length after the holder's
+        last renewal)."""
+        now = time.monotonic()
+        if now < self._renew_at:
+            return self.holding()
+        ttl = self.settings.webhook_lease_s
+        self._renew_at = now + ttl / 3
+        try:
+            ok = await asyncio.to_thread(lease.take, self.writer, lease.DELIVERY, self.holder, ttl)
+        except Exception:
+            log.exception("webhook delivery: cannot renew the delivery lease")
+            return self.holding()
+        was = self._held_until > 0
+        self._held_until = now + ttl * 0.75 if ok else 0.0
+        if not ok:  # a standby: ask again soon, to take over soon after the holder dies
+            self._renew_at = now + min(ttl / 3, 1.0)
+        if ok and not was:
+            log.info("webhook delivery: this process delivers (%s)", self.holder)
+        return ok
+
+    def _release(self) -> None:
+        try:
+            lease.release(self.writer, lease.DELIVERY, self.holder)
+        except Exception:
+            log.exception("webhook delivery: cannot release the delivery lease")
 
     async def _poll(self, client: httpx.AsyncClient, tasks: dict[str, asyncio.Task[None]]) -> None:
         try:
@@ -156,13 +208,14 @@ class DeliveryWorker:
         for wid in [w for w in tasks if w not in active]:
             tasks.pop(wid).cancel()
 
-    def _read_roster(self) -> tuple[dict[int, int], set[str]]:
+    def _read_roster(self) -> tuple[dict[int | str, int], set[str]]:
         with self.engine.connect() as conn:
-            heads = events.indexed_heads(conn)
+            heads: dict[int | str, int] = dict(events.indexed_heads(conn).items())
+            heads.update(primary_events.indexed_heads(conn))
         return heads, set(registry.active_ids(self.engine))
 
-    async def _head_moved(self, chain_id: int) -> None:
-        event = self._moved.setdefault(chain_id, asyncio.Event())
+    async def _head_moved(self, chain: int | str) -> None:
+        event = self._moved.setdefault(chain, asyncio.Event())
         try:
             await asyncio.wait_for(event.wait(), _RELOAD_S)
         except TimeoutError:
@@ -174,15 +227,15 @@ class DeliveryWorker:
         while True:
             try:
                 hook = await asyncio.to_thread(registry.get, self.engine, None, webhook_id)
-                if hook is None or hook.status != "active":
+                if hook is None or hook.status != "active" or not self.holding():
                     return
-                pending = await asyncio.to_thread(self._pending, hook)
+                pending = await asyncio.to_thread(next_messages, self.engine, hook, BATCH)
             except Exception:
                 log.exception("webhook %s: cannot read its events", webhook_id)
                 await asyncio.sleep(self.settings.webhook_poll_s)
                 continue
             if not pending:
-                await self._head_moved(hook.chain_id)
+                await self._head_moved(hook.follows)
                 continue
             progress = _Progress(hook.cursor, hook.cursor, time.monotonic())
             try:
@@ -198,38 +251,24 @@ class DeliveryWorker:
                 log.exception("webhook %s: delivery failed; retrying", webhook_id)
                 await asyncio.sleep(self.settings.webhook_poll_s)
 
-    def _pending(self, hook: Webhook) -> list[TxEvent]:
-        with self.engine.connect() as conn:
-            head = events.indexed_head(conn, hook.chain_id)
-            if head is None or (head, registry.BLOCK_DONE) <= hook.cursor:
-                return []
-            addrs = registry.addresses(conn, hook.webhook_id)
-            if not addrs:
-                return []
-            found = events.next_positions(conn, hook.chain_id, addrs, hook.cursor, head, BATCH)
-            return events.load_events(
-                conn,
-                hook.chain_id,
-                found,
-                internals=hook.include_internal_txs,
-                logs=hook.include_logs,
-            )
-
     async def _send(
         self,
         client: httpx.AsyncClient,
         hook: Webhook,
         secret: str,
         progress: _Progress,
-        ev: TxEvent,
+        ev: Outgoing,
     ) -> bool:
-        """POST `ev` until a 2xx; False when the webhook changed meanwhile (the caller
-        reloads it). Acknowledged positions reach the store at most `PERSIST_S` late, at once
-        before a retry waits, and at the end of a batch."""
-        body = payload.body(hook, ev)
+        """POST `ev` until a 2xx; False when the webhook changed meanwhile or the lease was
+        lost (the caller reloads it). Acknowledged positions reach the store at most
+        `PERSIST_S` late, at once before a retry waits, and at the end of a batch."""
+        body = ev.body
         attempt = 0
         while True:
-            if await self._post(client, hook, body, secret):
+            if not self.holding():
+                await self._persist(hook.webhook_id, progress)  # fenced: only if still ours
+                return False
+            if body is None or await self._post(client, hook, body, secret):
                 progress.acked = ev.position
                 if attempt or time.monotonic() - progress.at >= PERSIST_S:
                     return await self._persist(hook.webhook_id, progress)
@@ -257,7 +296,12 @@ class DeliveryWorker:
         if progress.acked == progress.persisted:
             return True
         ok = await asyncio.to_thread(
-            registry.advance, self.writer, webhook_id, progress.persisted, progress.acked
+            registry.advance,
+            self.writer,
+            webhook_id,
+            progress.persisted,
+            progress.acked,
+            self.holder,
         )
         if ok:
             progress.persisted = progress.acked
@@ -292,3 +336,8 @@ class DeliveryWorker:
         log.info("webhook %s: %s answered %d", hook.webhook_id, hook.url, answer.status_code)
         self._count("failed")
         return False
+
+
+def _cancel(tasks: dict[str, asyncio.Task[None]]) -> None:
+    for task in tasks.values():
+        task.cancel()

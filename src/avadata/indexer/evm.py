@@ -13,12 +13,15 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from avadata.errors import ContinuityError, SourceError, WrongChain
 from avadata.indexer import outage
 from avadata.sources.evm import EvmSource
 from avadata.store.prepared import PreparedBatch
+
+if TYPE_CHECKING:
+    from avadata.sources.heads import HeadWatcher
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +183,25 @@ class EvmIndexer:
         A node that stays unreachable past the client's retries does not end the follower: it
         waits and tries again as `outage.py` says. A reorg (ContinuityError) and store errors
         still end it: retrying cannot fix those."""
+        # New heads pushed by the node where it can (sources/heads.py); polling otherwise. Loaded
+        # here: a backfill's parent never imports aiohttp (tests/unit/test_fetch_imports.py).
+        from avadata.sources.heads import HeadWatcher
+
+        watcher = HeadWatcher(self.rpc_url)
+        watching = asyncio.create_task(watcher.run(), name=f"heads-{self.chain_id}")
+        try:
+            await self._follow(poll_seconds, stop_event, head, watcher)
+        finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+
+    async def _follow(
+        self,
+        poll_seconds: float,
+        stop_event: asyncio.Event | None,
+        head: int | None,
+        watcher: HeadWatcher,
+    ) -> None:
         wait = poll_seconds
         known = head
         first = True
@@ -197,4 +219,6 @@ class EvmIndexer:
             except SourceError as exc:
                 wait = outage.longer(wait, poll_seconds)
                 log.warning("chain %s: %s; trying again in %.0f s", self.chain_id, exc, wait)
-            await outage.pause(wait, stop_event)
+                await outage.pause(wait, stop_event)
+                continue
+            await watcher.wait(poll_seconds, stop_event)

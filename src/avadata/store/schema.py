@@ -688,6 +688,31 @@ export_operations = Table(
     Index(None, "status", "created_at_ms"),
 )
 
+# What a primary-network webhook watches (primary_network_address_activity: P/X addresses;
+# validator_activity: node or subnet IDs): its network, the chain its cursor walks (P or X)
+# and the request's metadata (JSON, answered as given). EVM webhooks have no row here.
+webhook_scopes = Table(
+    "webhook_scopes",
+    metadata,
+    Column("webhook_id", String(36), nullable=False),
+    Column("network", String(32), nullable=False),
+    Column("chain", String(8), nullable=False),
+    Column("metadata", Text, nullable=False),
+    PrimaryKeyConstraint("webhook_id"),
+)
+
+# Who delivers the webhooks (`serve` and `index` both host a delivery worker): the one holder
+# of a named lease until it expires (epoch ms), taken and renewed by one conditional UPDATE
+# (store/webhooks/lease.py), so two processes never deliver at once.
+webhook_leases = Table(
+    "webhook_leases",
+    metadata,
+    Column("name", String(64), nullable=False),
+    Column("holder", String(128), nullable=False),
+    Column("expires_at_ms", BigInteger, nullable=False),
+    PrimaryKeyConstraint("name"),
+)
+
 # Primary network (P, X and C atomic), fed from the Index API by indexer/primary/.
 # Keyed by the chain's cb58 blockchain ID: these chains have no EVM chain ID for `cursors`.
 primary_cursors = Table(

@@ -125,15 +125,17 @@ def chain(net: str, value: str) -> str:
 MAX_ADDRESSES = 256
 
 
-def addresses(net: str, chain_key: str, value: str | None, name: str = "addresses") -> list[str]:
+def addresses(
+    net: str, chain_key: str, value: str | None, name: str = "addresses", cap: int = MAX_ADDRESSES
+) -> list[str]:
     """Comma-separated bech32 addresses (optional P-/X- prefix) -> bare bech32 strings; 0x
-    EVM addresses are accepted on the C-chain (atomic lookups), lower-cased. A 400 names
-    `name`, the query parameter."""
+    EVM addresses are accepted on the C-chain (atomic lookups), lower-cased. Errors name
+    `name` (a webhook's metadata.keys reuses this)."""
     if value is None or value.strip() == "":
         return []
     given = value.split(",")
-    if len(given) > MAX_ADDRESSES:
-        raise bad_request(f"{name}: at most {MAX_ADDRESSES} addresses, got {len(given)}")
+    if len(given) > cap:
+        raise bad_request(f"{name}: at most {cap} addresses, got {len(given)}")
     out: list[str] = []
     for raw in given:
         text = raw.strip()

@@ -15,36 +15,41 @@ from avadata.api.errors import bad_request
 from avadata.delivery.targets import literal_refusal
 
 ADDRESS_ACTIVITY = "address_activity"
-# The spec's event types; only address_activity is served yet.
+# The spec's event types (the primary-network ones: api/webhooks/primary.py).
 EVENT_TYPES = (ADDRESS_ACTIVITY, "primary_network_address_activity", "validator_activity")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _TOPIC = re.compile(r"^0x[0-9a-fA-F]{64}$")
 M = TypeVar("M", bound=BaseModel)
 
 
-class _Body(BaseModel):
+class Body(BaseModel):
     # Fields the spec has and we do not read (e.g. a client's extras) are ignored, not refused.
     # Strict: a value is of its documented JSON type ("true" is not a boolean, 5.0 not a block).
     model_config = ConfigDict(extra="ignore", strict=True)
 
 
-class AddressActivityMetadata(_Body):
+class AddressActivityMetadata(Body):
     addresses: list[str]
     eventSignatures: list[str] | None = None
 
 
-class EvmAddressActivityRequest(_Body):
-    eventType: Literal["address_activity"]
+class Destination(Body):
+    """What every creation request has: where to send, and the webhook's labels."""
+
     url: str
-    chainId: str
-    metadata: AddressActivityMetadata
     name: str | None = None
     description: str | None = None
+
+
+class EvmAddressActivityRequest(Destination):
+    eventType: Literal["address_activity"]
+    chainId: str
+    metadata: AddressActivityMetadata
     includeInternalTxs: bool = False
     includeLogs: bool = False
 
 
-class UpdateWebhookRequest(_Body):
+class UpdateWebhookRequest(Body):
     name: str | None = None
     description: str | None = None
     url: str | None = None
@@ -53,7 +58,7 @@ class UpdateWebhookRequest(_Body):
     includeLogs: bool | None = None
 
 
-class AddressesChangeRequest(_Body):
+class AddressesChangeRequest(Body):
     addresses: list[str]
 
 
@@ -62,7 +67,7 @@ def _integral(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-class RewindRequest(_Body):
+class RewindRequest(Body):
     blockNumber: Annotated[int, BeforeValidator(_integral)]
 
 
@@ -81,16 +86,12 @@ def parse(model: type[M], body: Any) -> M:
 
 
 def event_type(body: Any) -> str:
-    """The request's eventType: a 400 naming it when it is missing, unknown or not served."""
+    """The request's eventType: a 400 naming it when it is missing or unknown."""
     if not isinstance(body, dict):
         raise bad_request("body: must be a JSON object")
     kind = body.get("eventType")
     if kind not in EVENT_TYPES:
         raise bad_request(f"eventType: must be one of {', '.join(EVENT_TYPES)} (got {kind!r})")
-    if kind != ADDRESS_ACTIVITY:
-        raise bad_request(
-            f"eventType: {kind} is not served by this server yet ({ADDRESS_ACTIVITY} is)"
-        )
     return str(kind)
 
 

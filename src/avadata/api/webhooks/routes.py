@@ -15,6 +15,7 @@ from fastapi import APIRouter, Body, Path, Query, Request
 from avadata.api.deps import State, read_conn
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
+from avadata.api.webhooks import primary
 from avadata.api.webhooks import requests as rq
 from avadata.api.webhooks.access import owner, writer
 from avadata.api.webhooks.shapes import webhook_body
@@ -35,9 +36,26 @@ def _own(request: Request, st: State, webhook_id: str) -> tuple[str, Webhook]:
     return who, hook
 
 
+def _evm_own(request: Request, st: State, webhook_id: str) -> tuple[str, Webhook]:
+    """`_own`, for the address operations: "only valid for EVM activity webhooks" (spec)."""
+    who, hook = _own(request, st, webhook_id)
+    if hook.scope is not None:
+        raise bad_request(
+            f"id: {hook.event_type} webhooks watch metadata.keys, not addresses (the address "
+            "operations are for address_activity webhooks)"
+        )
+    return who, hook
+
+
 def _answer(request: Request, st: State, hook: Webhook | None) -> dict[str, Any]:
     if hook is None:
         raise not_found("id: no webhook of this API key")
+    return _body(st, hook)
+
+
+def _body(st: State, hook: Webhook) -> dict[str, Any]:
+    if hook.scope is not None:
+        return primary.webhook_body(hook)
     return webhook_body(hook, registry.addresses(st.engine, hook.webhook_id))
 
 
@@ -49,7 +67,12 @@ def _answer(request: Request, st: State, hook: Webhook | None) -> dict[str, Any]
 )
 def create_webhook(request: Request, st: State, body: AnyBody = None) -> dict[str, Any]:
     who = owner(request)
-    rq.event_type(body)
+    kind = rq.event_type(body)
+    if kind != rq.ADDRESS_ACTIVITY:
+        new = primary.new_webhook(st, kind, body)
+        return _answer(
+            request, st, registry.create(writer(request, st), who, new, str(uuid.uuid4()))
+        )
     req = rq.parse(rq.EvmAddressActivityRequest, body)
     s = st.settings
     url = rq.url(req.url, s.refuses_private_targets())
@@ -87,7 +110,7 @@ def list_webhooks(
     after = None if pg.after is None else (int(pg.after[0]), str(pg.after[1]))
     hooks = registry.list_page(st.engine, who, status, after, page_size + 1)
     served, token = cut(hooks, pg, lambda h: (h.created_at_ms, h.webhook_id))
-    bodies = [webhook_body(h, registry.addresses(st.engine, h.webhook_id)) for h in served]
+    bodies = [_body(st, h) for h in served]
     return with_token({"webhooks": bodies}, token)
 
 
@@ -148,7 +171,7 @@ def _change_addresses(
 ) -> dict[str, Any]:
     """Add or remove the addresses of a body's `addresses`; an addition may not take the
     webhook past the configured maximum."""
-    who, _ = _own(request, st, webhook_id)
+    who, _ = _evm_own(request, st, webhook_id)
     req = rq.parse(rq.AddressesChangeRequest, body)
     addrs = rq.addresses(req.addresses, "addresses")
     if add:
@@ -189,7 +212,7 @@ def list_addresses(
     page_token: PageToken = None,
     page_size: PageSize = 10,
 ) -> dict[str, Any]:
-    _own(request, st, webhook_id)
+    _evm_own(request, st, webhook_id)
     pg = page(st, "webhook_addresses", {"id": webhook_id}, page_token, page_size, arity=1)
     every = registry.addresses(st.engine, webhook_id)
     start = 0 if pg.after is None else sum(1 for a in every if a <= str(pg.after[0]))

@@ -20,7 +20,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from avadata.api.deps import AppState, State
-from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
 from avadata.api.webhooks import requests as rq
 from avadata.api.webhooks.access import owner
 from avadata.delivery import payload
@@ -72,6 +72,8 @@ def _filter(
         hook = registry.get(st.engine, owner(request), webhook_id)
         if hook is None:
             raise not_found(f"webhookId: no webhook {webhook_id!r} of this API key")
+        if hook.scope is not None:
+            raise _evm_only(f"webhookId: a {hook.event_type} webhook")
         addrs = registry.addresses(st.engine, hook.webhook_id)
         return _Filter(
             hook.webhook_id,
@@ -81,7 +83,9 @@ def _filter(
             hook.include_logs,
             hook.event_signatures,
         )
-    rq.event_type({"eventType": event_type or rq.ADDRESS_ACTIVITY})
+    kind = rq.event_type({"eventType": event_type or rq.ADDRESS_ACTIVITY})
+    if kind != rq.ADDRESS_ACTIVITY:
+        raise _evm_only(f"eventType: {kind}")
     if chain_id is None:
         raise bad_request("chainId: required without webhookId")
     if not addresses:
@@ -152,3 +156,8 @@ async def stream_events(
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def _evm_only(what: str) -> ApiError:
+    """The primary-network events go to webhooks only, for now (docs/webhooks.md)."""
+    return bad_request(f"{what}: the event stream serves address_activity events only")

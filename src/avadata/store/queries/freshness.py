@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, and_, select
 
 from avadata.records import EVM_SOURCE
-from avadata.store.schema import chains, cursors, evm_blocks
+from avadata.store.schema import chains, cursors, evm_blocks, primary_blocks
 
 
 def evm_head(conn: Connection, key: str) -> tuple[int, int] | None:
@@ -27,6 +27,19 @@ def evm_head(conn: Connection, key: str) -> tuple[int, int] | None:
             )
         )
         .where(which)
+    )
+    row = conn.execute(stmt).first()
+    return None if row is None else (int(row[0]), int(row[1]))
+
+
+def primary_head(conn: Connection, chain: str) -> tuple[int, int] | None:
+    """(height, timestamp) of the P- or X-chain's (`chain`) highest indexed block, or None."""
+    b = primary_blocks.c
+    stmt = (
+        select(b.height, b.block_timestamp)
+        .where(b.blockchain_id == chain)
+        .order_by(b.height.desc())
+        .limit(1)
     )
     row = conn.execute(stmt).first()
     return None if row is None else (int(row[0]), int(row[1]))

@@ -53,7 +53,8 @@ def indexed_head(conn: Connection, chain_id: int) -> int | None:
     return None if cur is None else cur.block_number
 
 
-def _after(block: Any, tx: Any, pos: Position) -> Any:
+def after_position(block: Any, tx: Any, pos: Position) -> Any:
+    """Rows at a (block, tx index) position strictly after `pos`."""
     return or_(block > pos[0], and_(block == pos[0], tx > pos[1]))
 
 
@@ -71,7 +72,7 @@ def _candidates(chain_id: int, addrs: Sequence[str], after: Position, upto: int)
             select(t.block_number, t.tx_index).where(
                 t.chain_id == chain_id,
                 col.in_(addrs),
-                _after(t.block_number, t.tx_index, after),
+                after_position(t.block_number, t.tx_index, after),
                 t.block_number <= upto,
             )
         )
@@ -92,14 +93,14 @@ def _candidates(chain_id: int, addrs: Sequence[str], after: Position, upto: int)
             tp.address.in_(addrs),
             tp.block_number >= after[0],
             tp.block_number <= upto,
-            _after(tt.block_number, tt.tx_index, after),
+            after_position(tt.block_number, tt.tx_index, after),
         )
     )
     out.append(
         select(tt.block_number, tt.tx_index).where(
             tt.chain_id == chain_id,
             tt.token.in_(addrs),
-            _after(tt.block_number, tt.tx_index, after),
+            after_position(tt.block_number, tt.tx_index, after),
             tt.block_number <= upto,
         )
     )
@@ -107,7 +108,7 @@ def _candidates(chain_id: int, addrs: Sequence[str], after: Position, upto: int)
         select(ip.block_number, ip.tx_index).where(
             ip.chain_id == chain_id,
             ip.address.in_(addrs),
-            _after(ip.block_number, ip.tx_index, after),
+            after_position(ip.block_number, ip.tx_index, after),
             ip.block_number <= upto,
         )
     )

@@ -17,13 +17,21 @@ import secrets
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, delete, func, or_, select, update
+from sqlalchemy import Connection, Engine, Select, and_, delete, func, or_, select, update
 
 from avadata.store import dialect
 from avadata.store.cursors import get_cursor
+from avadata.store.primary import webhook_events
 from avadata.store.queries.keyset import AnyRow
-from avadata.store.schema import webhook_addresses, webhook_secrets, webhooks
+from avadata.store.schema import (
+    webhook_addresses,
+    webhook_scopes,
+    webhook_secrets,
+    webhooks,
+)
+from avadata.store.webhooks import lease
 
 # A cursor's tx index past any real one: "every transaction of this block was delivered".
 BLOCK_DONE = 2**31 - 1
@@ -44,6 +52,23 @@ class Webhook:
     include_logs: bool
     event_signatures: tuple[str, ...]
     cursor: tuple[int, int]
+    # Primary-network webhooks only (webhook_scopes): what they watch; None for EVM ones.
+    scope: Scope | None = None
+
+    @property
+    def follows(self) -> int | str:
+        """The chain whose head the webhook's cursor walks: an EVM chain ID, or P / X."""
+        return self.chain_id if self.scope is None else self.scope.chain
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """A primary-network webhook's network (as the request named it), chain key (P or X) and
+    the request's metadata, as JSON."""
+
+    network: str
+    chain: str
+    metadata: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +84,7 @@ class NewWebhook:
     include_logs: bool
     event_signatures: tuple[str, ...]
     addresses: tuple[str, ...]
+    scope: Scope | None = None
 
 
 def _webhook(r: AnyRow) -> Webhook:
@@ -76,14 +102,34 @@ def _webhook(r: AnyRow) -> Webhook:
         include_logs=bool(r.include_logs),
         event_signatures=tuple(json.loads(r.event_signatures)),
         cursor=(int(r.cursor_block), int(r.cursor_tx)),
+        scope=None if r.scope_chain is None else Scope(r.network, r.scope_chain, r.scope_metadata),
     )
+
+
+def _select() -> Select[Any]:
+    s = webhook_scopes.c
+    return select(
+        webhooks, s.network, s.chain.label("scope_chain"), s.metadata.label("scope_metadata")
+    ).select_from(webhooks.outerjoin(webhook_scopes, s.webhook_id == webhooks.c.webhook_id))
 
 
 def create(engine: Engine, owner: str, new: NewWebhook, webhook_id: str) -> Webhook:
     """Insert a webhook whose cursor is the chain's indexed head: it reports what comes next
     (`rewind` reaches back)."""
     with engine.begin() as conn:
-        head = get_cursor(conn, new.chain_id)
+        if new.scope is None:
+            cursor = get_cursor(conn, new.chain_id)
+            head = None if cursor is None else cursor.block_number
+        else:
+            head = webhook_events.primary_head(conn, new.scope.chain)
+            conn.execute(
+                webhook_scopes.insert().values(
+                    webhook_id=webhook_id,
+                    network=new.scope.network,
+                    chain=new.scope.chain,
+                    metadata=new.scope.metadata,
+                )
+            )
         conn.execute(
             webhooks.insert().values(
                 webhook_id=webhook_id,
@@ -98,7 +144,7 @@ def create(engine: Engine, owner: str, new: NewWebhook, webhook_id: str) -> Webh
                 include_internal_txs=new.include_internal_txs,
                 include_logs=new.include_logs,
                 event_signatures=json.dumps(list(new.event_signatures)),
-                cursor_block=-1 if head is None else head.block_number,
+                cursor_block=-1 if head is None else head,
                 cursor_tx=BLOCK_DONE,
             )
         )
@@ -109,7 +155,7 @@ def create(engine: Engine, owner: str, new: NewWebhook, webhook_id: str) -> Webh
 
 
 def _get(conn: Connection, owner: str | None, webhook_id: str) -> Webhook | None:
-    stmt = select(webhooks).where(webhooks.c.webhook_id == webhook_id)
+    stmt = _select().where(webhooks.c.webhook_id == webhook_id)
     if owner is not None:
         stmt = stmt.where(webhooks.c.owner == owner)
     row = conn.execute(stmt).first()
@@ -132,7 +178,7 @@ def list_page(
 ) -> list[Webhook]:
     """`owner`'s webhooks oldest first, after the (created_at_ms, id) position."""
     c = webhooks.c
-    stmt = select(webhooks).where(c.owner == owner)
+    stmt = _select().where(c.owner == owner)
     if status is not None:
         stmt = stmt.where(c.status == status)
     if after is not None:
@@ -213,11 +259,20 @@ def active_ids(engine: Engine) -> list[str]:
         return list(conn.execute(stmt).scalars())
 
 
-def advance(engine: Engine, webhook_id: str, old: tuple[int, int], new: tuple[int, int]) -> bool:
+def advance(
+    engine: Engine,
+    webhook_id: str,
+    old: tuple[int, int],
+    new: tuple[int, int],
+    holder: str | None = None,
+) -> bool:
     """Move the cursor from `old` to `new`; False (and no change) when it is no longer at
-    `old` (rewound meanwhile)."""
+    `old` (rewound meanwhile), or, given a `holder`, when it no longer holds the delivery
+    lease (another process delivers now: its cursor moves win)."""
     c = webhooks.c
     with engine.begin() as conn:
+        if holder is not None and not lease.held(conn, lease.DELIVERY, holder):
+            return False
         done = conn.execute(
             update(webhooks)
             .where(c.webhook_id == webhook_id, c.cursor_block == old[0], c.cursor_tx == old[1])

@@ -1,0 +1,58 @@
+// The official SDK (@avalanche-sdk/chainkit 0.3.13) creates, gets and lists our primary-network
+// webhooks (primary_network_address_activity, validator_activity): each request built and each
+// answer parsed by the SDK's own schemas.
+// Usage: node webhooks_primary.mjs <serverURL> <json args>. Prints one JSON line; exits 1 on failure.
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const [, , serverURL, rawArgs] = process.argv;
+const args = JSON.parse(rawArgs);
+const require = createRequire(path.join(args.toolsDir, "package.json"));
+const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
+const opts = { serverURL, retries: { strategy: "none" } };
+const wh = new Avalanche({ enableTelemetry: false, apiKey: args.key }).webhooks;
+const out = {};
+let step = "";
+try {
+  step = "create address activity";
+  out.address = await wh.create(
+    {
+      eventType: "primary_network_address_activity",
+      url: args.url,
+      network: "fuji",
+      chainId: "p-chain",
+      metadata: {
+        keyType: "addresses",
+        keys: args.keys,
+        subEvents: { addressActivitySubEvents: ["balance_change", "reward_distribution"] },
+      },
+    },
+    opts,
+  );
+  step = "create validator activity";
+  out.validator = await wh.create(
+    {
+      eventType: "validator_activity",
+      url: args.url,
+      network: "fuji",
+      metadata: {
+        keyType: "nodeId",
+        keys: [args.nodeId],
+        subEvents: { validatorActivitySubEvents: ["validator_stake", "reward_distribution"] },
+      },
+    },
+    opts,
+  );
+  step = "get";
+  out.got = await wh.get({ id: out.validator.id }, opts);
+  step = "list";
+  out.listed = [];
+  for await (const page of await wh.list({ pageSize: 1 }, opts)) {
+    out.listed.push(...page.result.webhooks.map((w) => [w.id, w.eventType]));
+  }
+  console.log(JSON.stringify({ ok: true, ...out }));
+  process.exit(0);
+} catch (err) {
+  console.log(JSON.stringify({ ok: false, step, error: String(err).slice(0, 500), issues: JSON.stringify(err?.cause?.issues ?? err?.cause ?? null).slice(0, 2000) }));
+  process.exit(1);
+}
