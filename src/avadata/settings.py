@@ -19,6 +19,9 @@ class Settings(BaseSettings):
 
     # Store.
     db_url: str = "sqlite:///avadata.db"
+    # Where the API reads: a replica of db_url (`serve --read-db`); None: db_url itself. Writes
+    # (webhook configuration, NFT reindex requests, the delivery worker's cursors) go to db_url.
+    read_db_url: str | None = None
 
     # Data API server.
     host: str = "127.0.0.1"
