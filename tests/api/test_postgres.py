@@ -28,6 +28,24 @@ def test_postgres_route_bodies_keep_the_worker_thread(pg_client: TestClient) -> 
     assert not pg_client.app.state.avadata.inline
 
 
+@pytest.fixture(scope="module")
+def pg_inline(pg_store: str) -> Iterator[TestClient]:
+    settings = Settings(
+        db_url=pg_store, page_token_secret="test-secret-0123456789", api_inline_reads=True
+    )
+    with TestClient(create_app(settings)) as c:
+        assert c.app.state.avadata.inline
+        yield c
+
+
+@pytest.mark.parametrize("path,key,limit", LISTS)
+def test_inline_reads_on_postgres_read_the_same(
+    pg_inline: TestClient, client: TestClient, path, key, limit
+):
+    """AVADATA_API_INLINE_READS: PostgreSQL reads on the event loop's one connection."""
+    assert walk(pg_inline, path, key, 2) == walk(client, path, key, 2)
+
+
 @pytest.mark.parametrize("path,key,limit", LISTS)
 def test_same_pages_on_both_engines(pg_client: TestClient, client: TestClient, path, key, limit):
     assert walk(pg_client, path, key, 2) == walk(client, path, key, 2)

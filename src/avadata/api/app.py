@@ -112,6 +112,9 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     )
     loop = LoopConnection(engine)
     bound = read_concurrency(engine)
+    inline = queries_in_process(engine)
+    if settings.api_inline_reads is not None:
+        inline = settings.api_inline_reads
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -132,7 +135,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         codec=PageCodec(_secret(settings, engine)),
         prices=prices,
         loop=loop,
-        inline=queries_in_process(engine),
+        inline=inline,
         limiter=anyio.CapacityLimiter(bound) if bound else None,
     )
     errors.install(app)
