@@ -111,11 +111,12 @@ def engine_label(engine: Engine) -> str:
         return f"PostgreSQL {version.split()[0]}"
 
 
-def bounded_union_arms(conn: Connection) -> bool:
-    """True when each arm of a UNION ALL of ordered index ranges, under one ORDER BY ...
-    LIMIT, must carry the ORDER BY and LIMIT itself: PostgreSQL (15, 16) plans a top-level
-    UNION ALL as an Append under a Sort, reading both ranges whole; SQLite merges the ranges
-    as they come and stops after the page (a LIMIT per arm would add a sort per arm there)."""
+def bounds_on_every_input(conn: Connection) -> bool:
+    """True when each input of a keyset page must carry the page's bounds itself: PostgreSQL's
+    planner (15, 16) neither merges a top-level UNION ALL's ordered arms (it sorts them whole)
+    nor carries a bound across a join's equalities (a merge join then reads the joined table
+    from its newest row down to the page); SQLite merges the arms as they come and looks each
+    joined row up by key, and an arm's own LIMIT there would add a sort per arm."""
     return conn.dialect.name == "postgresql"
 
 
