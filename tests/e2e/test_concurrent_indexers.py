@@ -1,6 +1,7 @@
-"""One indexer per chain, all writing one PostgreSQL database at the same time (docs/deploy.md):
-both finish, and the database holds exactly what indexing the chains one after the other
-gives, the metrics' aggregate scopes (fed by both chains) included."""
+"""Indexing into PostgreSQL: one indexer per chain, all writing one database at the same time
+(docs/deploy.md), finish and leave exactly what indexing the chains one after the other does,
+the metrics' aggregate scopes (fed by both chains) included; and one chain indexed into each
+engine leaves the same rows in both."""
 
 from __future__ import annotations
 
@@ -73,5 +74,19 @@ def test_two_indexers_at_once_write_what_one_after_the_other_does(
     got, expected = _everything(together), _everything(apart)
     assert got["evm_blocks"] and got["metric_counts"]
     assert {c[0] for c in got["chains"]} == {devnet_chain.chain_id, second_chain.chain_id}
+    for name in expected:
+        assert got[name] == expected[name], name
+
+
+def test_postgres_holds_what_sqlite_holds(
+    cluster: pgc.PgCluster, devnet_chain: SeededChain, tmp_path
+) -> None:
+    """The same chain indexed into each engine (PostgreSQL's writer COPYing new blocks
+    straight into their tables, SQLite's inserting): the same rows, the rollup's included."""
+    pg = cluster.url(cluster.create_database())
+    lite = f"sqlite:///{tmp_path / 'lite.db'}"
+    for url in (pg, lite):
+        _finish(_index(url, devnet_chain.rpc_url))
+    got, expected = _everything(pg), _everything(lite)
     for name in expected:
         assert got[name] == expected[name], name
