@@ -203,13 +203,19 @@ def api(
 
     Example: avadata bench api --txs 1000000 --seconds 10
     """
+    import os
+
     from avadata.bench.api_load import run
     from avadata.bench.machine import describe
 
+    # The one setting that changes how the served reads run: part of the command that ran.
+    inline = os.environ.get("AVADATA_API_INLINE_READS")
     text = (
         run(db, txs, seconds, page, workers)
         + f"\n\nMachine: {describe()}\n\n"
-        + f"Command: `avadata bench api --txs {txs} --seconds {seconds:g} --page {page}"
+        + "Command: `"
+        + (f"AVADATA_API_INLINE_READS={inline} " if inline else "")
+        + f"avadata bench api --txs {txs} --seconds {seconds:g} --page {page}"
         + (f" --workers {workers}" if workers > 1 else "")
         + f"{_db_option(db)}`"
     )
