@@ -19,10 +19,19 @@ class Settings(BaseSettings):
 
     # Store.
     db_url: str = "sqlite:///avadata.db"
+    # Where the API reads: a replica of db_url (`serve --read-db`); None: db_url itself. Writes
+    # (webhook configuration, NFT reindex requests, the delivery worker's cursors) go to db_url.
+    read_db_url: str | None = None
 
     # Data API server.
     host: str = "127.0.0.1"
     port: int = 8080
+    # Run the store-bound route bodies on the event loop, one at a time on one connection,
+    # instead of in worker threads (api/deps.on_store). None: on SQLite only (its queries are
+    # CPU work in this process). On PostgreSQL it saves each request the worker thread's hop
+    # and serialises a process's queries: for `serve --workers N`, where the N processes give
+    # the concurrency (docs/deploy.md).
+    api_inline_reads: bool | None = None
     # HMAC key for page tokens. None: the secret kept in the store (api_secrets) is used, or,
     # on a store without that table, a random one per process (tokens then die with it).
     page_token_secret: str | None = None

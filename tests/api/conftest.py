@@ -11,6 +11,7 @@ from avadata.api.app import create_app
 from avadata.settings import Settings
 from tests.api.http import TestClient
 from tests.api.synthetic import Chain, write_store
+from tests.support import pg_cluster as pgc
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +30,27 @@ def client(store: tuple[str, Chain]) -> Iterator[TestClient]:
 @pytest.fixture(scope="session")
 def chain(store: tuple[str, Chain]) -> Chain:
     return store[1]
+
+
+@pytest.fixture(scope="session")
+def pg_store() -> Iterator[str]:
+    """The same synthetic chain in a throwaway PostgreSQL: its URL."""
+    from avadata.store.engine import make_engine
+    from avadata.store.migrate import migrate
+    from avadata.store.writer import mark_chain, write_evm_batch
+    from tests.api.synthetic import BLOCKCHAIN_ID, CHAIN_ID, build
+
+    cluster = pgc.PgCluster().start()
+    try:
+        url = cluster.url(cluster.create_database("avadata_api"))
+        engine = make_engine(url)
+        migrate(engine)
+        for batch in build()[1]:
+            write_evm_batch(engine, batch)
+        mark_chain(
+            engine, CHAIN_ID, name="Synthetic", blockchain_id=BLOCKCHAIN_ID, network="testnet"
+        )
+        engine.dispose()
+        yield url
+    finally:
+        cluster.stop()

@@ -13,38 +13,37 @@ from tests.api.http import TestClient
 from tests.api.routes import LISTS, A
 from tests.api.synthetic import build
 from tests.api.test_paging import walk
-from tests.support import pg_cluster as pgc
 
 pytestmark = [pytest.mark.postgres]
 
 
 @pytest.fixture(scope="module")
-def pg_client() -> Iterator[TestClient]:
-    from avadata.store.engine import make_engine
-    from avadata.store.migrate import migrate
-    from avadata.store.writer import mark_chain, write_evm_batch
-    from tests.api.synthetic import BLOCKCHAIN_ID, CHAIN_ID
-
-    cluster = pgc.PgCluster().start()
-    try:
-        url = cluster.url(cluster.create_database("avadata_api"))
-        engine = make_engine(url)
-        migrate(engine)
-        for batch in build()[1]:
-            write_evm_batch(engine, batch)
-        mark_chain(
-            engine, CHAIN_ID, name="Synthetic", blockchain_id=BLOCKCHAIN_ID, network="testnet"
-        )
-        engine.dispose()
-        app = create_app(Settings(db_url=url, page_token_secret="test-secret-0123456789"))
-        with TestClient(app) as c:
-            yield c
-    finally:
-        cluster.stop()
+def pg_client(pg_store: str) -> Iterator[TestClient]:
+    app = create_app(Settings(db_url=pg_store, page_token_secret="test-secret-0123456789"))
+    with TestClient(app) as c:
+        yield c
 
 
 def test_postgres_route_bodies_keep_the_worker_thread(pg_client: TestClient) -> None:
     assert not pg_client.app.state.avadata.inline
+
+
+@pytest.fixture(scope="module")
+def pg_inline(pg_store: str) -> Iterator[TestClient]:
+    settings = Settings(
+        db_url=pg_store, page_token_secret="test-secret-0123456789", api_inline_reads=True
+    )
+    with TestClient(create_app(settings)) as c:
+        assert c.app.state.avadata.inline
+        yield c
+
+
+@pytest.mark.parametrize("path,key,limit", LISTS)
+def test_inline_reads_on_postgres_read_the_same(
+    pg_inline: TestClient, client: TestClient, path, key, limit
+):
+    """AVADATA_API_INLINE_READS: PostgreSQL reads on the event loop's one connection."""
+    assert walk(pg_inline, path, key, 2) == walk(client, path, key, 2)
 
 
 @pytest.mark.parametrize("path,key,limit", LISTS)

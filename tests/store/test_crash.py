@@ -34,7 +34,9 @@ print("done", flush=True)
 
 def _run_writer(url: str, kill_after: float | None) -> bool:
     """Run the writer; kill -9 it `kill_after` seconds after it is ready. True if it finished."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # The tests' package, and whatever path the suite itself runs on (a worktree's src).
+    path = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER, url], stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT
     )

@@ -339,16 +339,15 @@ def test_read_rows_reads_what_execute_reads(engine):
     with engine.begin() as conn:
         dialect.bulk_insert_ignore(conn, t, cols, rows)
     with engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
-            # Every case but the expanding IN runs prepared, so this compares the two paths.
-            cases = _read_cases(t)
-            assert [dialect._prepare_sqlite(conn.dialect, s) is not None for s, _ in cases] == [
-                True,
-                True,
-                True,
-                False,
-                True,
-            ]
+        # Every case but the expanding IN runs prepared, so this compares the two paths.
+        cases = _read_cases(t)
+        assert [dialect._prepare(conn.dialect, s) is not None for s, _ in cases] == [
+            True,
+            True,
+            True,
+            False,
+            True,
+        ]
         for stmt, params in _read_cases(t):
             expected = conn.execute(stmt, params)
             keys, got = dialect.read_rows(conn, stmt, params)
@@ -400,3 +399,34 @@ def test_read_rows_goes_through_execute_when_statements_are_watched(tmp_path):
     finally:
         reader.dispose()
     assert [s for s in seen if s.startswith("SELECT")] == [str(stmt.compile(reader))]
+
+
+def test_engine_label_names_the_engine_and_its_version(engine):
+    label = dialect.engine_label(engine)
+    if engine.dialect.name == "sqlite":
+        assert label == f"SQLite {sqlite3.sqlite_version}"
+    else:
+        with engine.connect() as conn:
+            number = conn.exec_driver_sql("SHOW server_version_num").scalar_one()
+        major = int(number) // 10_000
+        assert label.startswith(f"PostgreSQL {major}."), label
+
+
+def test_a_reader_replaces_a_dropped_idle_connection(db_url, engine, monkeypatch):
+    """PostgreSQL readers ping a connection only after it sat idle (no round trip per
+    request); one the server dropped meanwhile is replaced, the caller never sees it."""
+    if engine.dialect.name == "sqlite":
+        pytest.skip("an SQLite handle is a file, not a server connection")
+    monkeypatch.setattr(dialect, "_PING_AFTER_IDLE_S", 0.0)
+    reader = make_reader_engine(db_url)
+    try:
+        with reader.connect() as conn:
+            pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        with engine.begin() as w:
+            w.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+        with reader.connect() as conn:
+            assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() != pid
+            # Each statement its own transaction: nothing is left open between them.
+            assert not conn.connection.driver_connection.info.transaction_status
+    finally:
+        reader.dispose()

@@ -311,3 +311,37 @@ def test_nft_tokens_queue_one_row_per_token_id(engine):
             ).order_by(nft_tokens.c.token_id)
         ).all()
     assert [tuple(r) for r in rows] == [(0, "pending", 0), (1, "pending", 0), (2, "pending", 0)]
+
+
+def _many_txs(first: int, last: int):
+    # 1,200 transactions: past the size from which PostgreSQL stages rows for COPY.
+    return B.batch(CHAIN, first, last, txs_per_block=1_200 // (last - first + 1))
+
+
+def test_new_blocks_go_straight_into_their_tables(engine):
+    from avadata.store.writer import write_evm_batch_in
+
+    with engine.begin() as conn:
+        write_evm_batch_in(conn, _many_txs(0, 3))
+        if conn.dialect.name == "postgresql":
+            # New blocks: COPY into evm_txs itself, no staging table in this session.
+            staged = conn.exec_driver_sql("SELECT to_regclass('pg_temp._bulk_evm_txs')").scalar()
+            assert staged is None
+            write_evm_batch_in(conn, _many_txs(0, 3))  # a replay stages them, skipping repeats
+            staged = conn.exec_driver_sql("SELECT to_regclass('pg_temp._bulk_evm_txs')").scalar()
+            assert staged is not None
+    assert _count(engine, evm_blocks) == 4
+
+
+def test_a_new_batch_holding_a_key_twice_is_written_once(engine, db_url):
+    """The direct path cannot skip a repeated key: the batch is written again the usual way,
+    ending exactly as a batch without the repeat."""
+    twice = _many_txs(0, 3)
+    twice.transactions.append(twice.transactions[5])
+    write_evm_batch(engine, twice)
+    with_repeats = dump(engine)
+    with engine.begin() as conn:
+        for t in reversed(list(evm_blocks.metadata.sorted_tables)):
+            conn.execute(t.delete())
+    write_evm_batch(engine, _many_txs(0, 3))
+    assert dump(engine) == with_repeats

@@ -17,3 +17,20 @@ def test_the_ratio_is_of_the_medians_and_every_round_is_listed() -> None:
     text = report({"raw pull": raw, "avadata": ours}, machine="m", command="c", build_seconds=1)
     assert "**0.75x**" in text  # 6.0 / 8.0
     assert "| 9.0, 8.0, 7.0 |" in text and "| 6.5, 6.0, 5.5 |" in text
+
+
+def test_the_api_report_names_the_store_it_measured() -> None:
+    from avadata.bench.api_load import Result as Row
+    from avadata.bench.api_load import report as api_report
+
+    names = ["trivial", "transactions", "transactions page 10", "listErc20 (hot address)"]
+    rows = [Row(n, 1000.0, 1.0, 2.0, 0) for n in [*names, "listErc20 page 10"]]
+    text = api_report(rows, 4, 1_000, 10, 5.0, "PostgreSQL 15.4")
+    assert text.startswith("Store: PostgreSQL 15.4, 1,000 transactions")
+
+
+def test_a_bench_command_names_its_store_password_masked() -> None:
+    from avadata.cli.bench import _db_option
+
+    assert _db_option(None) == ""
+    assert _db_option("postgresql://u:secret@h/db") == " --db postgresql://u:***@h/db"

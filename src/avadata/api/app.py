@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from fastapi import FastAPI
 
 from avadata.api import errors, health, prometheus
@@ -55,7 +56,7 @@ from avadata.api.primary import vertices as primary_vertices
 from avadata.api.webhooks import routes as webhook_routes
 from avadata.api.webhooks import stream as webhook_stream
 from avadata.settings import Settings
-from avadata.store.dialect import queries_in_process
+from avadata.store.dialect import queries_in_process, read_concurrency
 from avadata.store.engine import make_reader_engine
 from avadata.store.types import Engine
 
@@ -99,7 +100,16 @@ def _secret(settings: Settings, engine: Engine) -> bytes:
         return settings.page_token_secret.encode()
     from avadata.store.keys import stored_secret
 
-    return stored_secret(engine) or secrets.token_bytes(32)
+    found = stored_secret(engine)
+    if found is None and settings.read_db_url:
+        # A replica that has not replayed the secret yet: every process must sign pages
+        # alike, so ask the writer's database (serve created the secret there).
+        writer = make_reader_engine(settings.db_url)
+        try:
+            found = stored_secret(writer)
+        finally:
+            writer.dispose()
+    return found or secrets.token_bytes(32)
 
 
 def _money_schema(schema: dict[str, Any], settings: Settings) -> None:
@@ -110,12 +120,17 @@ def _money_schema(schema: dict[str, Any], settings: Settings) -> None:
 
 
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
-    """The Data API app. `engine` defaults to a read-only engine on `settings.db_url`."""
-    engine = engine or make_reader_engine(settings.db_url)
+    """The Data API app. `engine` defaults to a read-only engine on `settings.read_db_url`
+    (a replica), else on `settings.db_url`."""
+    engine = engine or make_reader_engine(settings.read_db_url or settings.db_url)
     prices: PriceSource | None = (
         FilePriceSource(settings.prices_file) if settings.prices_file is not None else None
     )
     loop = LoopConnection(engine)
+    bound = read_concurrency(engine)
+    inline = queries_in_process(engine)
+    if settings.api_inline_reads is not None:
+        inline = settings.api_inline_reads
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -136,7 +151,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         codec=PageCodec(_secret(settings, engine)),
         prices=prices,
         loop=loop,
-        inline=queries_in_process(engine),
+        inline=inline,
+        limiter=anyio.CapacityLimiter(bound) if bound else None,
     )
     errors.install(app)
     # Added first, so inside the limiter: a refused request costs no head lookup.

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ParamSpec, TypeVar
 
+import anyio
 from fastapi import Depends, Path, Request
-from starlette.concurrency import run_in_threadpool
 
 from avadata.api.errors import bad_request, not_found
 from avadata.api.paging import PageCodec
@@ -143,6 +143,9 @@ class AppState:
     loop: LoopConnection
     # Run store-bound route bodies on the event loop instead of a worker thread (see on_store).
     inline: bool = False
+    # Otherwise: at most this many run at once, one per pooled connection (dialect's
+    # read_concurrency); None: the worker threads' default bound.
+    limiter: anyio.CapacityLimiter | None = None
     # Per app: two apps on two stores must not share chain rows.
     chains: _ChainCache = field(default_factory=lambda: _ChainCache())
     writer: StoreWriter = field(default_factory=StoreWriter)
@@ -166,8 +169,10 @@ def on_store(func: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
     the queries are CPU work under the GIL, so the thread adds a hop (about 0.2 ms here, more
     than a keyset page costs) and no parallelism, and the body runs inline on the event loop;
     on PostgreSQL the body keeps the worker thread, so one request's network waits overlap
-    another's work. The body must only read: a write could wait for the indexer's lock and
-    would stall every request on the loop."""
+    another's work, as many at once as the engine pools connections (AppState.limiter: a body
+    beyond the pool would wait for a connection, or open and close one of its own). The body
+    must only read: a write could wait for the indexer's lock and would stall every request
+    on the loop."""
 
     @functools.wraps(func)
     async def endpoint(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -175,7 +180,8 @@ def on_store(func: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
         if st.inline:
             with st.loop.running_inline():
                 return func(*args, **kwargs)
-        return await run_in_threadpool(func, *args, **kwargs)
+        call = functools.partial(func, *args, **kwargs)
+        return await anyio.to_thread.run_sync(call, limiter=st.limiter)
 
     return endpoint
 

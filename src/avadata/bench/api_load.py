@@ -29,6 +29,7 @@ import httpx
 from avadata.api.paging import PageCodec
 from avadata.bench import api_store
 from avadata.paths import REPO_ROOT
+from avadata.store.dialect import engine_label
 from avadata.store.engine import make_engine
 from avadata.store.keys import read_secret
 from avadata.store.migrate import migrate
@@ -83,8 +84,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def ensure_store(db: str | None, txs: int) -> tuple[str, int]:
-    """The store URL and its transaction count; builds the synthetic chain when missing."""
+def ensure_store(db: str | None, txs: int) -> tuple[str, int, str]:
+    """The store URL, its transaction count and its engine's label ("PostgreSQL 15.4");
+    builds the synthetic chain when missing."""
     url = db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='avadata-bench-api-')) / 'api.db'}"
     engine = make_engine(url)
     migrate(engine)
@@ -99,8 +101,9 @@ def ensure_store(db: str | None, txs: int) -> tuple[str, int]:
         )
         print(f"\n  built in {time.monotonic() - start:.0f} s", file=sys.stderr)
         count = _tx_count(engine)
+    label = engine_label(engine)
     engine.dispose()
-    return url, count
+    return url, count, label
 
 
 def _tx_count(engine: Engine) -> int:
@@ -226,12 +229,12 @@ def ensure_wrk() -> None:
         subprocess.run([str(REPO_ROOT / "scripts" / "setup-bench.sh")], check=True)
 
 
-def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
+def run(db: str | None, txs: int, seconds: float, page: int = 10_000, workers: int = 1) -> str:
     ensure_wrk()
     if page < 2:
         raise SystemExit("--page must be at least 2")
-    url, count = ensure_store(db, txs)
-    with served(url) as base:
+    url, count, label = ensure_store(db, txs)
+    with served(url, workers) as base:
         deep = deep_tokens(url, page, lambda path: httpx.get(base + path, timeout=30).json())
         for _, path in endpoints(deep, page, count // 100):  # warm up, and fail early on any error
             resp = httpx.get(base + path, timeout=30)
@@ -247,7 +250,7 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
         for name, path in endpoints(deep, page, count // 100):
             results.append(wrk(name, base + path, load, seconds))
         load_after = os.getloadavg()[0]
-    text = report(results, load, count, page, seconds)
+    text = report(results, load, count, page, seconds, label, workers)
     # Other processes on the machine skew latency tails: say how busy it was.
     return text + (
         f"\n\nMachine load average (1 min) {load_before:.1f} before and {load_after:.1f} "
@@ -256,16 +259,16 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000) -> str:
 
 
 @contextlib.contextmanager
-def served(db_url: str) -> Iterator[str]:
-    """`avadata serve` of `db_url` in its own process (as deployed) on a free local port, with
-    the rate limits and the NFT metadata worker off (the load, and the CPU, are the benchmark's
-    own); yields its base URL once it answers."""
+def served(db_url: str, workers: int = 1) -> Iterator[str]:
+    """`avadata serve --workers N` of `db_url` in its own process (as deployed) on a free local
+    port, with the rate limits and the NFT metadata worker off (the load, and the CPU, are the
+    benchmark's own); yields its base URL once it answers."""
     port = _free_port()
     env = {**os.environ, "AVADATA_RATE_LIMIT_ANONYMOUS": "0", "AVADATA_RATE_LIMIT_KEYED": "0"}
     server = subprocess.Popen(
         [
             *(sys.executable, "-m", "avadata", "serve", "--db", db_url),
-            *("--port", str(port), "--no-nft-worker"),
+            *("--port", str(port), "--no-nft-worker", "--workers", str(workers)),
         ],
         env=env,
         stdout=subprocess.DEVNULL,
@@ -293,7 +296,16 @@ def _wait(base: str, server: subprocess.Popen[bytes]) -> None:
     raise SystemExit("avadata serve did not come up")
 
 
-def report(results: list[Result], load: int, txs: int, page: int, seconds: float) -> str:
+def report(
+    results: list[Result],
+    load: int,
+    txs: int,
+    page: int,
+    seconds: float,
+    store: str,
+    workers: int = 1,
+) -> str:
+    """The docs/benchmarks.md section; `store` names the engine measured ("SQLite 3.40.1")."""
     ceiling = results[0].rps
     rows = [
         "| endpoint | req/s | p50 ms | p99 ms | % of trivial req/s | non-2xx |",
@@ -327,9 +339,15 @@ def report(results: list[Result], load: int, txs: int, page: int, seconds: float
         + " of page-1 req/s)",
     ]
     head = (
-        f"Store: SQLite, {txs:,} transactions (synthetic chain, `avadata.bench.api_store`). "
-        f"One `avadata serve` process on 127.0.0.1; `wrk -t1 -c{load} -d{seconds:g}s` per "
+        f"Store: {store}, {txs:,} transactions (synthetic chain, `avadata.bench.api_store`). "
+        f"{_processes(workers)} on 127.0.0.1; `wrk -t1 -c{load} -d{seconds:g}s` per "
         f"endpoint, one after another in the same run. Load: {load} connection(s), the largest "
         f"of {', '.join(map(str, LOADS))} at which the trivial endpoint's p99 stays under 5 ms."
     )
     return head + "\n\n" + "\n".join(rows) + "\n\n" + "\n".join(checks)
+
+
+def _processes(workers: int) -> str:
+    if workers == 1:
+        return "One `avadata serve` process"
+    return f"`avadata serve --workers {workers}` ({workers} API processes on one port)"

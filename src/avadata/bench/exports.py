@@ -39,7 +39,7 @@ def run(db: str | None, txs: int, fmt: str) -> Result:
     from avadata.store.engine import make_engine, make_reader_engine
     from avadata.store.keys import create_key
 
-    url, count = ensure_store(db, txs)
+    url, count, _ = ensure_store(db, txs)
     out = Path(tempfile.mkdtemp(prefix="avadata-bench-export-"))
     settings = Settings(db_url=url, data_dir=out)
     writer = make_engine(url)

@@ -280,6 +280,7 @@ class BenchResult:
     where: str
     load_before: float
     load_after: float
+    store: str = "SQLite"  # the engine measured, with its version (dialect.engine_label)
 
 
 def _serve_and_time(url: str, chain_id: int, rounds: int, extra: Cases) -> LatencyFigures:
@@ -346,6 +347,7 @@ def run(
     log: Callable[[str], None] = lambda _: None,
 ) -> BenchResult:
     """Write the synthetic chain with the rollup on, then time metric requests."""
+    from avadata.store.dialect import engine_label
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate
 
@@ -361,6 +363,7 @@ def run(
         log(f"generated {txs} txs in {generate_s:.1f} s; writing to {url}")
         written = write(engine, chain_id, parts)
         shape, written.pchain_s = pchain_metrics.write(engine, T0, days, l1=L1_VALIDATIONS)
+        label = engine_label(engine)
     finally:
         engine.dispose()
     log(f"wrote {written.blocks} blocks, {written.txs} txs in {written.write_s:.1f} s")
@@ -370,7 +373,8 @@ def run(
     else:
         lat = _serve_and_time(url, chain_id, rounds, extra)
         where = "one `avadata serve` process on 127.0.0.1, one keep-alive httpx client"
-    return BenchResult(url, generate_s, written, lat, where, load_before, os.getloadavg()[0])
+    after = os.getloadavg()[0]
+    return BenchResult(url, generate_s, written, lat, where, load_before, after, label)
 
 
 def report(result: BenchResult, *, rounds: int, machine: str, command: str) -> str:
@@ -378,7 +382,7 @@ def report(result: BenchResult, *, rounds: int, machine: str, command: str) -> s
     w = result.written
     summary = result.latency.summary()
     lines = [
-        f"Store: SQLite, synthetic chain of {w.txs:,} transactions in {w.blocks:,} blocks"
+        f"Store: {result.store}, synthetic chain of {w.txs:,} transactions in {w.blocks:,} blocks"
         " (`avadata.bench.metrics`), written through the store writer with the metrics"
         f" applier in the same transaction. Requests: {rounds} per case (after {WARMUP}"
         f" untimed ones) through {result.where}, one after another.",

@@ -19,15 +19,27 @@ app = typer.Typer(
 )
 
 
-def _publish(verb: str, text: str, write_docs: bool) -> None:
+def _publish(verb: str, text: str, write_docs: bool, db: str | None = None) -> None:
     """Print a benchmark's section and, with --write-docs, record it in docs/benchmarks.md
-    under the heading of its command."""
+    under the heading of its command (a PostgreSQL run under its own heading, so it never
+    replaces the SQLite figures)."""
     from avadata.bench.machine import write_section
     from avadata.paths import REPO_ROOT
 
     typer.echo(text)
     if write_docs:
-        write_section(REPO_ROOT / "docs" / "benchmarks.md", f"avadata bench {verb}", text)
+        title = f"avadata bench {verb}"
+        if db is not None and not db.startswith("sqlite"):
+            title += " (PostgreSQL)"
+        write_section(REPO_ROOT / "docs" / "benchmarks.md", title, text)
+
+
+def _db_option(db: str | None) -> str:
+    """` --db URL` (its password masked) for a report's command line, or nothing: the command
+    printed must be the one that ran, store included."""
+    from avadata.store.urls import mask
+
+    return "" if db is None else f" --db {mask(db)}"
 
 
 @app.command("codec")
@@ -121,10 +133,12 @@ def ingest(
         anvil.stop()
     command = (
         f"avadata bench ingest --blocks {blocks} --txs-per-block {txs_per_block} --days {days}"
-        f" --chunk {chunk} --in-flight {in_flight} --rounds {rounds}" + ("" if etl else " --no-etl")
+        f" --chunk {chunk} --in-flight {in_flight} --rounds {rounds}"
+        + ("" if etl else " --no-etl")
+        + _db_option(db)
     )
     text = bench.report(results, machine=describe(), command=command, build_seconds=build)
-    _publish("ingest", text, write_docs)
+    _publish("ingest", text, write_docs, db)
 
 
 @app.command("primary")
@@ -176,9 +190,10 @@ def primary(
             else f" --seconds {seconds:g} --connections {connections}"
         )
         + f" --seed {seed}"
+        + _db_option(db)
     )
     text = bench.report(ingest, served, page, describe(), command, staking)
-    _publish("primary", text, write_docs)
+    _publish("primary", text, write_docs, db)
 
 
 @app.command("api")
@@ -187,6 +202,7 @@ def api(
     txs: BenchTxs = 1_000_000,
     seconds: Annotated[float, typer.Option(min=1, help="wrk duration per endpoint")] = 10.0,
     page: Annotated[int, typer.Option(min=2, help="the deep page compared with page 1")] = 10_000,
+    workers: Annotated[int, typer.Option(min=1, help="avadata serve --workers")] = 1,
     write_docs: WriteDocs = True,
 ) -> None:
     """Serve a store of >= 1M transactions and load every EVM endpoint with wrk, beside a
@@ -194,15 +210,23 @@ def api(
 
     Example: avadata bench api --txs 1000000 --seconds 10
     """
+    import os
+
     from avadata.bench.api_load import run
     from avadata.bench.machine import describe
 
+    # The one setting that changes how the served reads run: part of the command that ran.
+    inline = os.environ.get("AVADATA_API_INLINE_READS")
     text = (
-        run(db, txs, seconds, page)
+        run(db, txs, seconds, page, workers)
         + f"\n\nMachine: {describe()}\n\n"
-        + f"Command: `avadata bench api --txs {txs} --seconds {seconds:g} --page {page}`"
+        + "Command: `"
+        + (f"AVADATA_API_INLINE_READS={inline} " if inline else "")
+        + f"avadata bench api --txs {txs} --seconds {seconds:g} --page {page}"
+        + (f" --workers {workers}" if workers > 1 else "")
+        + f"{_db_option(db)}`"
     )
-    _publish("api", text, write_docs)
+    _publish("api", text, write_docs, db)
 
 
 @app.command("export")
@@ -256,15 +280,16 @@ def metrics(
         in_process=in_process,
         log=typer.echo,
     )
-    # The database URL is left out: the default is a fresh temp file, different every run.
+    # No --db without one: the default is a fresh temp file, different every run.
     command = (
         f"avadata bench metrics --txs {txs} --days {days} --accounts {accounts}"
-        f" --rounds {rounds}" + (" --in-process" if in_process else "")
+        f" --rounds {rounds}" + (" --in-process" if in_process else "") + _db_option(db)
     )
     _publish(
         "metrics",
         bench.report(result, rounds=rounds, machine=describe(), command=command),
         write_docs,
+        db,
     )
 
 

@@ -102,6 +102,25 @@ def queries_in_process(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
+def engine_label(engine: Engine) -> str:
+    """The engine and its version as people name them ("SQLite 3.40.1", "PostgreSQL 15.4"),
+    for reports that must say what they measured."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            return f"SQLite {conn.exec_driver_sql('SELECT sqlite_version()').scalar_one()}"
+        version = str(conn.exec_driver_sql("SHOW server_version").scalar_one())
+        return f"PostgreSQL {version.split()[0]}"
+
+
+def bounds_on_every_input(conn: Connection) -> bool:
+    """True when each input of a keyset page must carry the page's bounds itself: PostgreSQL's
+    planner (15, 16) neither merges a top-level UNION ALL's ordered arms (it sorts them whole)
+    nor carries a bound across a join's equalities (a merge join then reads the joined table
+    from its newest row down to the page); SQLite merges the arms as they come and looks each
+    joined row up by key, and an arm's own LIMIT there would add a sort per arm."""
+    return conn.dialect.name == "postgresql"
+
+
 def is_sqlite_url(url: str) -> bool:
     """True for `sqlite://...` URLs (the embedded engine)."""
     return make_url(url).get_backend_name() == "sqlite"
@@ -127,6 +146,20 @@ def normalize_url(url: str, *, read_only: bool = False) -> URL:
     raise ValueError(f"unsupported database URL {u.render_as_string(hide_password=True)!r}")
 
 
+# The API's PostgreSQL connections: as many as its store-bound route bodies run at once
+# (api/deps.on_store bounds them to this), plus room for what runs beside them (the freshness
+# headers' head lookups, API-key lookups) so those never wait. A connection past the pool's
+# size is closed when it comes back, and opening one costs a server process: the pool never
+# needs one under the API's own bound.
+READ_POOL_SIZE = 8
+_READ_POOL_OVERFLOW = 8
+
+# A pooled reader connection idle longer than this is pinged before use (a server restart or
+# a proxy's idle timeout drops connections silently); a busy one is not, a ping being a round
+# trip per request.
+_PING_AFTER_IDLE_S = 10.0
+
+
 def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
     """Keyword arguments for `sqlalchemy.create_engine` on this URL."""
     if url.get_backend_name() == "sqlite":
@@ -134,20 +167,63 @@ def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
     # A server that drops packets (a wrong host, a firewall) fails in 10 s instead of hanging
     # the command that opens the store (libpq waits forever by default).
     connect_args: dict[str, Any] = {"connect_timeout": 10}
-    if read_only:
-        # The server refuses any write in these sessions, as a read-only SQLite handle does.
-        connect_args["options"] = "-c default_transaction_read_only=on"
+    if not read_only:
+        return {
+            "pool_pre_ping": True,
+            "pool_size": 5,
+            "max_overflow": 10,
+            "connect_args": connect_args,
+        }
+    # The server refuses any write in these sessions, as a read-only SQLite handle does.
+    connect_args["options"] = "-c default_transaction_read_only=on"
     return {
-        "pool_pre_ping": True,
-        "pool_size": 5,
-        "max_overflow": 10,
+        # Each statement its own (read-only) transaction: a read in a transaction costs a BEGIN
+        # and a ROLLBACK round trip besides its own, and buys nothing at READ COMMITTED, where
+        # every statement takes a fresh snapshot anyway.
+        "isolation_level": "AUTOCOMMIT",
+        "pool_size": READ_POOL_SIZE,
+        "max_overflow": _READ_POOL_OVERFLOW,
         "connect_args": connect_args,
     }
 
 
+def read_concurrency(engine: Engine) -> int | None:
+    """How many store reads the API should run at once on `engine`'s connections (its pool
+    size), or None when they run on the event loop (SQLite, see `queries_in_process`)."""
+    if queries_in_process(engine):
+        return None
+    return int(engine.pool.size())  # type: ignore[attr-defined]
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a reader connection before use only when it sat idle in the pool for a while
+    (`_PING_AFTER_IDLE_S`); a dead one is replaced (DisconnectionError makes the pool retry)."""
+    from sqlalchemy.exc import DisconnectionError
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < _PING_AFTER_IDLE_S:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as exc:
+            error: Any = exc  # the driver's own exception class
+            if engine.dialect.is_disconnect(error, dbapi_connection, None):
+                raise DisconnectionError(str(exc)) from exc
+            raise
+
+
 def install_hooks(engine: Engine, *, read_only: bool) -> None:
-    """Per-connection setup: SQLite PRAGMAs and transaction start; nothing on PostgreSQL."""
+    """Per-connection setup: SQLite PRAGMAs and transaction start; on PostgreSQL the readers'
+    ping of idle connections (writers ping at every checkout: pool_pre_ping)."""
     if engine.dialect.name != "sqlite":
+        if read_only:
+            _ping_when_idle(engine)
         return
     pragmas = _SQLITE_READER_PRAGMAS if read_only else _SQLITE_WRITER_PRAGMAS
     begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
@@ -178,11 +254,13 @@ def install_hooks(engine: Engine, *, read_only: bool) -> None:
 
 # Prepared reads. SQLAlchemy's execute() of a built statement costs about 0.1 ms over what
 # SQLite takes to answer a keyset page (cache-key traversal, parameter processing, result
-# metadata, Row objects). On SQLite a read statement is compiled once to its SQL text and,
-# per positional parameter, the bound value's source and the column type's encoder; then
-# each execution goes straight to the driver's cursor and only the columns whose types
-# decode (U256, Boolean, ...) are touched. Statements SQLAlchemy must rewrite per execution
-# (expanding IN lists, literal-rendered parameters) keep SQLAlchemy's path, as PostgreSQL does.
+# metadata, Row objects). A read statement is compiled once to its SQL text and, per
+# parameter, the bound value's source and the column type's encoder; then each execution goes
+# straight to the driver's cursor and only the columns whose types decode (U256, Boolean, ...)
+# are touched. On PostgreSQL the decoders depend on the result's type OIDs, so they are made
+# at the statement's first execution; psycopg prepares the statement server-side from its
+# fifth execution on a connection. Statements SQLAlchemy must rewrite per execution
+# (expanding IN lists, literal-rendered parameters) keep SQLAlchemy's path.
 
 _REQUIRED: Any = object()
 
@@ -190,39 +268,55 @@ _REQUIRED: Any = object()
 @dataclass(frozen=True, slots=True)
 class _Prepared:
     sql: str
-    # Per "?" in order: the parameter's name, its fixed value (_REQUIRED when the caller
-    # gives it) and the column type's encoder.
+    # Per parameter (per "?" in order on SQLite): the parameter's name, its fixed value
+    # (_REQUIRED when the caller gives it) and the column type's encoder.
     binds: tuple[tuple[str, Any, Callable[[Any], Any] | None], ...]
     keys: tuple[str, ...]
-    # (column index, decoder) of the columns whose type converts what the driver returns.
+    # (column index, decoder) of the columns whose type converts what the driver returns;
+    # on PostgreSQL filled at the first execution (the result's type OIDs), under key None.
     decoders: tuple[tuple[int, Callable[[Any], Any]], ...]
+    late: dict[None, tuple[tuple[int, Callable[[Any], Any]], ...]] | None = None
 
 
 @lru_cache(maxsize=1024)
-def _prepare_sqlite(dialect_: Any, stmt: Select[Any]) -> _Prepared | None:
+def _prepare(dialect_: Any, stmt: Select[Any]) -> _Prepared | None:
     compiled: Any = stmt.compile(dialect=dialect_)
-    if (
-        compiled.literal_execute_params
-        or compiled.post_compile_params
-        or compiled.positiontup is None
-    ):
+    if compiled.literal_execute_params or compiled.post_compile_params:
+        return None
+    if dialect_.name == "sqlite":
+        if compiled.positiontup is None:
+            return None
+        names = list(compiled.positiontup)
+    elif compiled.positiontup is None and not compiled.escaped_bind_names:
+        names = list(compiled.binds)  # psycopg's %(name)s: passed by name
+    else:
         return None
     binds = []
-    for name in compiled.positiontup:
+    for name in names:
         bind = compiled.binds[name]
         fixed = _REQUIRED if bind.required else bind.effective_value
         binds.append((name, fixed, bind.type.dialect_impl(dialect_).bind_processor(dialect_)))
+    keys = tuple(stmt.selected_columns.keys())
+    if dialect_.name != "sqlite":
+        return _Prepared(str(compiled), tuple(binds), keys, (), late={})
     decoders = []
     for i, col in enumerate(stmt.selected_columns):
         decode = col.type.dialect_impl(dialect_).result_processor(dialect_, None)
         if decode is not None:
             decoders.append((i, decode))
-    return _Prepared(
-        sql=str(compiled),
-        binds=tuple(binds),
-        keys=tuple(stmt.selected_columns.keys()),
-        decoders=tuple(decoders),
-    )
+    return _Prepared(str(compiled), tuple(binds), keys, tuple(decoders))
+
+
+def _late_decoders(
+    dialect_: Any, stmt: Select[Any], description: Sequence[Any]
+) -> tuple[tuple[int, Callable[[Any], Any]], ...]:
+    """The decoders of a PostgreSQL result, from its columns' type OIDs."""
+    decoders = []
+    for i, (col, desc) in enumerate(zip(stmt.selected_columns, description, strict=True)):
+        decode = col.type.dialect_impl(dialect_).result_processor(dialect_, desc.type_code)
+        if decode is not None:
+            decoders.append((i, decode))
+    return tuple(decoders)
 
 
 def _instrumented(conn: Connection) -> bool:
@@ -236,32 +330,39 @@ def read_rows(
     conn: Connection, stmt: Select[Any], params: Mapping[str, Any]
 ) -> tuple[tuple[str, ...], list[Sequence[Any]]]:
     """The column keys and rows (decoded values, as `conn.execute` gives them) of a read
-    statement. Build `stmt` once and reuse it: on SQLite it is compiled once per object."""
-    prepared = None
-    if conn.dialect.name == "sqlite" and not _instrumented(conn):
-        prepared = _prepare_sqlite(conn.dialect, stmt)
+    statement. Build `stmt` once and reuse it: it is compiled once per object."""
+    prepared = None if _instrumented(conn) else _prepare(conn.dialect, stmt)
     if prepared is None:
         result = conn.execute(stmt, params)
         return tuple(result.keys()), list(result)
     if not conn.in_transaction():
         conn.begin()  # as execute() would: one read transaction (snapshot) per connection use
-    args = []
+    values = []
     for name, fixed, encode in prepared.binds:
         value = params[name] if fixed is _REQUIRED else params.get(name, fixed)
-        args.append(value if encode is None else encode(value))
+        values.append(value if encode is None else encode(value))
     driver: Any = conn.connection.driver_connection
+    if prepared.late is None:
+        args: Any = values
+    else:
+        args = dict(zip((b[0] for b in prepared.binds), values, strict=True))
     cursor = driver.execute(prepared.sql, args)
     try:
         rows: list[Sequence[Any]] = cursor.fetchall()
+        decoders = prepared.decoders
+        if prepared.late is not None:
+            if None not in prepared.late:
+                prepared.late[None] = _late_decoders(conn.dialect, stmt, cursor.description)
+            decoders = prepared.late[None]
     finally:
         cursor.close()
-    if prepared.decoders:
+    if decoders:
         decoded: list[Sequence[Any]] = []
         for row in rows:
-            values = list(row)
-            for i, decode in prepared.decoders:
-                values[i] = decode(values[i])
-            decoded.append(values)
+            items = list(row)
+            for i, decode in decoders:
+                items[i] = decode(items[i])
+            decoded.append(items)
         rows = decoded
     return prepared.keys, rows
 
@@ -308,6 +409,8 @@ def _bulk_plan(dialect_: Any, table: Table, columns: tuple[str, ...]) -> _BulkPl
             f"ON CONFLICT DO NOTHING; TRUNCATE {staging}",
             # Few rows: one statement with an array per column, no temp table to touch.
             f"INSERT INTO {target} ({names}) SELECT * FROM unnest({arrays}) ON CONFLICT DO NOTHING",
+            # Rows no stored key can meet (write_new_rows): straight into the table.
+            f"COPY {target} ({names}) FROM STDIN",
         )
         return steps, (None,) * len(cols)  # COPY writes Python ints, str, bool, None as they are
     marks = ", ".join("?" for _ in cols)
@@ -364,26 +467,89 @@ def bulk_insert_ignore(
     The batch writer's fast path: it bypasses SQLAlchemy's per-row parameter handling, so the
     values must already be what the columns hold (ints, lower-case str, bool, None); the
     column types' encoders (U256, I256) are still applied where the driver needs them.
+    Inside `write_new_rows` on PostgreSQL, a table keyed by block takes the rows by COPY
+    straight into it (see there).
     """
     if not rows:
         return
     steps, procs = _bulk_plan(conn.dialect, table, columns)
     if conn.dialect.name == "postgresql":
-        prepare, copy, insert, arrays = steps
-        if len(rows) < _COPY_MIN_ROWS:
+        prepare, copy, insert, arrays, copy_direct = steps
+        direct = conn.info.get(_DIRECT) and _keyed_by_block(table)
+        if len(rows) < _COPY_MIN_ROWS and not direct:
             conn.exec_driver_sql(arrays, tuple(list(col) for col in zip(*rows, strict=True)))
             return
         cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            cur.execute(prepare)
+            if direct:
+                copy = copy_direct
+            else:
+                cur.execute(prepare)
             with cur.copy(copy) as pipe:
                 for row in rows:
                     pipe.write_row(row)
-            cur.execute(insert)
+            if not direct:
+                cur.execute(insert)
         finally:
             cur.close()
         return
     conn.exec_driver_sql(steps[0], encode_rows(conn.dialect, table, columns, rows))
+
+
+# conn.info key: inside write_new_rows' savepoint (PostgreSQL only).
+_DIRECT = "avadata.copy_direct"
+
+
+@lru_cache(maxsize=128)
+def _keyed_by_block(table: Table) -> bool:
+    """True when the table's primary key holds the block number: its rows from blocks no
+    stored row comes from can meet no stored key."""
+    names = {c.name for c in table.primary_key.columns}
+    return "block_number" in names or (table.name == "evm_blocks" and "number" in names)
+
+
+def write_new_rows(conn: Connection, new: bool, write: Callable[[], None]) -> None:
+    """Run `write` (bulk_insert_ignore calls). `new`: the rows come from blocks above every
+    block the chain has stored (the writer checked), so in a table keyed by block none can meet
+    a stored key, and on PostgreSQL they go by COPY straight into their tables instead of
+    through a staging table and an INSERT ... SELECT ... ON CONFLICT DO NOTHING (each row
+    written once instead of twice, two statements fewer per table). In a savepoint: should
+    the batch hold one key twice (unique violation), its rows are written again the usual way,
+    which skips the repeats as before. SQLite, and rows that are not new, the usual way."""
+    if not new or conn.dialect.name != "postgresql":
+        write()
+        return
+    from psycopg.errors import UniqueViolation
+    from sqlalchemy.exc import IntegrityError
+
+    try:
+        with conn.begin_nested():
+            conn.info[_DIRECT] = True
+            try:
+                write()
+            finally:
+                del conn.info[_DIRECT]
+    except (IntegrityError, UniqueViolation):
+        write()
+
+
+def rows_source(
+    conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> tuple[str, tuple[Any, ...]]:
+    """`rows` as the source of an INSERT into `table` (SQL and its parameters): on SQLite
+    `VALUES (?, ...), ...`, a parameter per value; on PostgreSQL `SELECT * FROM unnest(...)`
+    with one array parameter per column, so that a thousand rows are a few parameters to send
+    and a short statement to parse instead of thousands. Integer and text columns."""
+    if conn.dialect.name == "postgresql":
+        arrays = _array_params(conn.dialect, table, tuple(columns))
+        return f"SELECT * FROM unnest({arrays})", tuple(list(c) for c in zip(*rows, strict=True))
+    one = "(" + ", ".join("?" * len(columns)) + ")"
+    return "VALUES " + ", ".join([one] * len(rows)), tuple(v for row in rows for v in row)
+
+
+@lru_cache(maxsize=64)
+def _array_params(dialect_: Any, table: Table, columns: tuple[str, ...]) -> str:
+    return ", ".join(f"%s::{table.c[c].type.compile(dialect=dialect_)}[]" for c in columns)
 
 
 # Keys per latest-before lookup: (1 + key columns) * 500 stays far below SQLite's 32,766 binds.

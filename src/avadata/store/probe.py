@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import Engine, inspect, make_url
+from sqlalchemy import Connection, Engine, inspect, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from avadata.errors import NoStore, StoreError
@@ -55,6 +55,43 @@ def open_store(url: str, *, create: bool = True) -> Engine:
         engine.dispose()
         raise StoreError(explain(url, exc)) from exc
     return engine
+
+
+def check_replica(url: str, writer_url: str) -> None:
+    """StoreError (exit 2) unless the store at `url` (`serve --read-db`) is at the schema
+    revision of the one at `writer_url` (`--db`): a replica behind or ahead of its writer, or
+    another database, would answer with columns the build does not expect. Reads only."""
+    revisions: list[str | None] = []
+    for where in (writer_url, url):
+        try:
+            engine = make_engine(where, read_only=True)
+        except (ArgumentError, ValueError) as exc:
+            raise StoreError(
+                f"--read-db {mask(url)!r} is not a store URL: give {_URL_FORMS}", exit_code=2
+            ) from exc
+        try:
+            with engine.connect() as conn:
+                revisions.append(_revision(conn))
+        except DBAPIError as exc:
+            raise StoreError(explain(where, exc)) from exc
+        finally:
+            engine.dispose()
+    if revisions[0] != revisions[1]:
+        held = f"schema revision {revisions[1]}" if revisions[1] else "no store"
+        raise StoreError(
+            f"--read-db {mask(url)} is not a replica of --db {mask(writer_url)}: it holds "
+            f"{held}, --db schema revision {revisions[0]}; point --read-db at a replica of "
+            "--db that has caught up",
+            exit_code=2,
+        )
+
+
+def _revision(conn: Connection) -> str | None:
+    """The store's schema revision (Alembic's version table), None when it holds no store."""
+    if "alembic_version" not in inspect(conn).get_table_names():
+        return None
+    found = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+    return None if found is None else str(found)
 
 
 def _sqlite_path(url: str) -> Path | None:

@@ -96,7 +96,8 @@ def write_prepared_in(
     if carried is not None:
         carried.begin(batch.chain_id, batch.first_block, batch.last_block)
 
-    _write_rows(conn, batch, base_txs)
+    new = _above_stored(conn, batch)
+    dialect.write_new_rows(conn, new, lambda: _write_rows(conn, batch, base_txs))
     _write_tokens(conn, batch.chain_id, batch.tokens)
     _write_balances(conn, batch, carried)
 
@@ -202,6 +203,17 @@ def _check_order_and_base(conn: Connection, batch: PreparedBatch) -> int:
                 f"{batch.first_block}..{batch.last_block} is new; write batches in order"
             )
     return int(prev) if prev is not None else 0
+
+
+def _above_stored(conn: Connection, batch: PreparedBatch) -> bool:
+    """True when the chain has no stored block at or above the batch's first: no stored row
+    of a table keyed by block can share a key with the batch's (a backfill's and a
+    follower's batches; a replay's are not)."""
+    b = evm_blocks.c
+    found = conn.execute(
+        select(b.number).where(b.chain_id == batch.chain_id, b.number >= batch.first_block).limit(1)
+    ).first()
+    return found is None
 
 
 # -- rows -------------------------------------------------------------------------------------

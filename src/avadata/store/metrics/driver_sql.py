@@ -2,9 +2,10 @@
 
 Stage: store (the metrics rollup's reads and writes). SQLAlchemy's per-row parameter processing
 costs ~20 us a row, several times the database's own work, so the statements that move
-thousands of rows per batch are written here as multi-row driver SQL. Only the driver's
-placeholder differs (qmark for sqlite3, %s for psycopg), read from the DBAPI's declared
-paramstyle; no dialect name is consulted. Plain integer and text columns only (never U256).
+thousands of rows per batch are written here as multi-row driver SQL. The driver's placeholder
+differs (qmark for sqlite3, %s for psycopg), read from the DBAPI's declared paramstyle; so do
+the inserts' row sources (`dialect.rows_source`: a VALUES list on SQLite, arrays unnested on
+PostgreSQL). Plain integer and text columns only (never U256).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import Connection
+
+from avadata.store.dialect import rows_source
+from avadata.store.schema import metadata
 
 
 def mark(conn: Connection) -> str:
@@ -45,18 +49,14 @@ def insert_new(
     the returned rows are exactly the new ones."""
     if not rows:
         return []
-    ph = mark(conn)
     cols = ", ".join(f'"{c}"' for c in columns)
     ret = ", ".join(f'"{c}"' for c in returning)
-    one = "(" + ", ".join([ph] * len(columns)) + ")"
     out: list[tuple[Any, ...]] = []
     for i in range(0, len(rows), _ROWS_PER_INSERT):
-        part = rows[i : i + _ROWS_PER_INSERT]
-        sql = (
-            f'INSERT INTO "{table}" ({cols}) VALUES {", ".join([one] * len(part))} '
-            f"ON CONFLICT DO NOTHING RETURNING {ret}"
+        source, params = rows_source(
+            conn, metadata.tables[table], columns, rows[i : i + _ROWS_PER_INSERT]
         )
-        params = tuple(v for row in part for v in row)
+        sql = f'INSERT INTO "{table}" ({cols}) {source} ON CONFLICT DO NOTHING RETURNING {ret}'
         out.extend(tuple(r) for r in conn.exec_driver_sql(sql, params).all())
     return out
 
@@ -71,18 +71,17 @@ def upsert_max(
     """INSERT rows (keys..., value); on conflict keep the larger value."""
     if not rows:
         return
-    ph = mark(conn)
     cols = ", ".join(f'"{c}"' for c in (*keys, value))
-    one = "(" + ", ".join([ph] * (len(keys) + 1)) + ")"
     conflict = ", ".join(f'"{k}"' for k in keys)
     for i in range(0, len(rows), _ROWS_PER_INSERT):
         part = rows[i : i + _ROWS_PER_INSERT]
+        source, params = rows_source(conn, metadata.tables[table], (*keys, value), part)
         sql = (
-            f'INSERT INTO "{table}" ({cols}) VALUES {", ".join([one] * len(part))} '
+            f'INSERT INTO "{table}" ({cols}) {source} '
             f'ON CONFLICT ({conflict}) DO UPDATE SET "{value}" = excluded."{value}" '
             f'WHERE excluded."{value}" > "{table}"."{value}"'
         )
-        conn.exec_driver_sql(sql, tuple(v for row in part for v in row))
+        conn.exec_driver_sql(sql, params)
 
 
 def select_in(

@@ -2,8 +2,10 @@
 
 Stage: store. Positions are (block_number, tx_index). The page is one compound statement: the
 sender's index range and the receiver's, each already in page order, merged by UNION ALL under
-the page's ORDER BY and LIMIT (SQLite merges the two ranges as co-routines, PostgreSQL with a
-Merge Append: both stop after the page, however many transactions the address has). A
+the page's ORDER BY and LIMIT: SQLite merges the two ranges as co-routines and stops after
+the page; PostgreSQL sorts what the two arms give, each arm then ordered and limited to the
+page itself (dialect.bounds_on_every_input). Both read a page's worth of rows, however many
+transactions the address has. A
 transaction to oneself comes from both ranges; the caller's rows are deduplicated here, which
 is why twice the page is asked for. Block ranges are [start, end).
 """
@@ -26,6 +28,7 @@ from sqlalchemy import (
     union_all,
 )
 
+from avadata.store.dialect import bounds_on_every_input
 from avadata.store.queries.keyset import AnyRow, fetch, position_params
 from avadata.store.schema import evm_txs
 
@@ -49,13 +52,19 @@ def _arm(column: Any, has_start: bool, paged: bool, has_end: bool, ascending: bo
 
 
 @functools.cache
-def _shape(has_start: bool, paged: bool, has_end: bool, ascending: bool) -> CompoundSelect[Any]:
+def _shape(
+    has_start: bool, paged: bool, has_end: bool, ascending: bool, bounded: bool
+) -> CompoundSelect[Any]:
+    """`bounded`: each arm ordered and limited by itself (dialect.bounds_on_every_input)."""
     arms = [
         _arm(column, has_start, paged, has_end, ascending)
         for column in (_C.from_address, _C.to_address)
     ]
-    # By name: a compound's ORDER BY names its result columns.
     way = asc if ascending else desc
+    if bounded:
+        keys = [way(k) for k in _KEYS]
+        arms = [select(a.order_by(*keys).limit(bindparam("limit")).subquery()) for a in arms]
+    # By name: a compound's ORDER BY names its result columns.
     order: list[Any] = [way("block_number"), way("tx_index")]
     return union_all(*arms).order_by(*order).limit(bindparam("limit"))
 
@@ -81,7 +90,8 @@ def by_address(
     }
     if after is not None:
         params.update(position_params(after))
-    stmt = _shape(start is not None, after is not None, end is not None, ascending)
+    bounded = bounds_on_every_input(conn)
+    stmt = _shape(start is not None, after is not None, end is not None, ascending, bounded)
     out: list[AnyRow] = []
     last: tuple[int, int] | None = None
     for row in fetch(conn, stmt, params):  # type: ignore[arg-type]

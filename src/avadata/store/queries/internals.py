@@ -26,7 +26,7 @@ _KEY = ("chain_id", "block_number", "tx_index", "trace_index")
 
 
 @newest_in_range
-def _by_address() -> tuple[Select[Any], list[Any]]:
+def _by_address() -> tuple[Select[Any], list[Any], list[Any]]:
     p = internal_call_participants.c
     i = internal_calls.c
     stmt = (
@@ -34,7 +34,7 @@ def _by_address() -> tuple[Select[Any], list[Any]]:
         .select_from(participants_join(internal_call_participants, internal_calls, _KEY))
         .where(p.chain_id == bindparam("chain"), p.address == bindparam("address"), i.depth > 0)
     )
-    return stmt, [p[k] for k in _KEY[1:]]
+    return stmt, [p[k] for k in _KEY[1:]], [i[k] for k in _KEY[1:]]
 
 
 def by_address(

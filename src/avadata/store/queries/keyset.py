@@ -25,7 +25,7 @@ from sqlalchemy import (
     tuple_,
 )
 
-from avadata.store.dialect import read_rows
+from avadata.store.dialect import bounds_on_every_input, read_rows
 
 # A result row of any width (SQLAlchemy 2.1 types rows by their column tuple).
 AnyRow: TypeAlias = Row[*tuple[Any, ...]]
@@ -92,7 +92,7 @@ def position_params(position: Sequence[Any]) -> dict[str, Any]:
 
 # Block-range lists (transfers, internal transactions): the same three bounds and the same
 # parameters for every such query, so each query states only its table, join and filters.
-RangeShape: TypeAlias = Callable[[bool, bool, bool], Select[Any]]
+RangeShape: TypeAlias = Callable[[bool, bool, bool, bool], Select[Any]]
 
 
 def participants_join(participants: Table, table: Table, key: Sequence[str]) -> Join:
@@ -101,21 +101,26 @@ def participants_join(participants: Table, table: Table, key: Sequence[str]) -> 
     return participants.join(table, and_(*(table.c[k] == participants.c[k] for k in key)))
 
 
-def newest_in_range(build: Callable[[], tuple[Select[Any], Sequence[Any]]]) -> RangeShape:
-    """The query `build()` returns (a statement and its sort keys, keys[0] the block number) in
-    each form a page asks for: within blocks [start, end), after the position k0, k1, ... when
-    paged, newest first, `limit` rows. Each form is built once, on first use."""
+def newest_in_range(
+    build: Callable[[], tuple[Select[Any], Sequence[Any], Sequence[Any]]],
+) -> RangeShape:
+    """The query `build()` returns (a statement, its sort keys, keys[0] the block number, and
+    the same keys of the table it joins, or none) in each form a page asks for: within blocks
+    [start, end), after the position k0, k1, ... when paged, newest first, `limit` rows; with
+    `joined`, the joined table's keys bounded alike (dialect.bounds_on_every_input). Each form
+    is built once, on first use."""
 
     @functools.cache
-    def shape(has_start: bool, paged: bool, has_end: bool) -> Select[Any]:
-        stmt, keys = build()
-        if has_start:
-            stmt = stmt.where(keys[0] >= bindparam("start"))
-        if paged:
-            # The position is inside [start, end) already, so it replaces the end bound.
-            stmt = stmt.where(after_desc_param(keys))
-        elif has_end:
-            stmt = stmt.where(keys[0] < bindparam("end"))
+    def shape(has_start: bool, paged: bool, has_end: bool, joined: bool = False) -> Select[Any]:
+        stmt, keys, mirror = build()
+        for cols in (keys, mirror) if joined and mirror else (keys,):
+            if has_start:
+                stmt = stmt.where(cols[0] >= bindparam("start"))
+            if paged:
+                # The position is inside [start, end) already, so it replaces the end bound.
+                stmt = stmt.where(after_desc_param(cols))
+            elif has_end:
+                stmt = stmt.where(cols[0] < bindparam("end"))
         return stmt.order_by(*(k.desc() for k in keys)).limit(bindparam("limit"))
 
     return shape
@@ -134,5 +139,6 @@ def run_in_range(
     params: dict[str, Any] = {**filters, "start": start, "end": end, "limit": limit}
     if after is not None:
         params.update(position_params(after))
-    stmt = shape(start is not None, after is not None, end is not None)
+    joined = bounds_on_every_input(conn)
+    stmt = shape(start is not None, after is not None, end is not None, joined)
     return fetch(conn, stmt, params)

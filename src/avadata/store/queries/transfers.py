@@ -41,7 +41,7 @@ def _joins(base: Any) -> Any:
 
 
 @newest_in_range
-def _by_address() -> tuple[Select[Any], list[Any]]:
+def _by_address() -> tuple[Select[Any], list[Any], list[Any]]:
     p = transfer_participants.c
     stmt = select(*token_transfers.c).where(
         p.chain_id == bindparam("chain"),
@@ -49,7 +49,8 @@ def _by_address() -> tuple[Select[Any], list[Any]]:
         p.standard == bindparam("standard"),
     )
     base = _joins(participants_join(transfer_participants, token_transfers, _KEY))
-    return _with_token_info(stmt.select_from(base)), [p[k] for k in _KEY[1:]]
+    keys = [p[k] for k in _KEY[1:]]
+    return _with_token_info(stmt.select_from(base)), keys, [_T[k] for k in _KEY[1:]]
 
 
 def by_address(
@@ -68,11 +69,12 @@ def by_address(
 
 
 @newest_in_range
-def _by_token() -> tuple[Select[Any], list[Any]]:
+def _by_token() -> tuple[Select[Any], list[Any], list[Any]]:
     stmt = select(*token_transfers.c).where(
         _T.chain_id == bindparam("chain"), _T.token == bindparam("token")
     )
-    return _with_token_info(stmt.select_from(_joins(token_transfers))), [_T[k] for k in _KEY[1:]]
+    keys = [_T[k] for k in _KEY[1:]]
+    return _with_token_info(stmt.select_from(_joins(token_transfers))), keys, []
 
 
 def by_token(
