@@ -4,8 +4,11 @@ real rows, and checks that no answer is a 500, every answer conforms to its docu
 schema, every schema-valid request is accepted and every schema-invalid one refused.
 
 What a schema cannot state is supplied to the schema-valid cases, never waived: the server's
-own page tokens, valid checksums of CB58 and bech32 identifiers, and the rules across
-parameters (docs/compatibility.md, "The OpenAPI document and the server agree")."""
+own page tokens, valid checksums of CB58 and bech32 identifiers, the store's facts (its chains,
+its network) and the rules across parameters (docs/compatibility.md, "The OpenAPI document and
+the server agree"). The webhooks and exports a case creates stay in the throwaway store: no
+delivery or export worker runs here (`avadata serve` hosts them), so nothing is sent or
+written."""
 
 from __future__ import annotations
 
@@ -129,6 +132,7 @@ _PRIMARY_VALUES: dict[str, list[str]] = {
 # string of the same pattern, so a schema-valid case always gets a valid one (a known one or
 # a well-formed unknown one), as it gets no page token.
 _X_CHAINS = (MAINNET.x_chain_id, FUJI.x_chain_id)
+_P_ADDRESSES = ["P-" + bech32_address(A, "fuji"), bech32_address(A, "fuji")]
 _CHECKSUMMED: dict[str, list[str]] = {
     "txHash": [*STORE.p_tx_ids[:3], _UNKNOWN_ID],
     "assetId": ["U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK", _UNKNOWN_ID],
@@ -136,8 +140,12 @@ _CHECKSUMMED: dict[str, list[str]] = {
     "subnetId": [_P_CHAIN, _UNKNOWN_ID],
     "l1ValidationId": [_UNKNOWN_ID],
     "nodeId": [_NODE],
-    "addresses": ["P-" + bech32_address(A, "fuji"), bech32_address(A, "fuji")],
+    "nodeIds": [_NODE],
+    "addresses": _P_ADDRESSES,
+    "rewardAddresses": _P_ADDRESSES,
 }
+# The chains of the store's network (the enums also list the other network's IDs).
+_FUJI_CHAINS = ["p-chain", "x-chain", "c-chain", _P_CHAIN]
 
 
 def _checksummed(case: Any) -> None:
@@ -151,6 +159,8 @@ def _checksummed(case: Any) -> None:
         case.path_parameters["blockId"] = _rng.choice([*STORE.p_block_ids[:2], _UNKNOWN_ID])
     if case.path.endswith("/blockchains/{blockchainId}"):
         case.path_parameters["blockchainId"] = _UNKNOWN_ID
+    if isinstance(case.body, dict) and isinstance(case.body.get("addresses"), str):
+        case.body["addresses"] = _rng.choice(_P_ADDRESSES)
 
 
 def _fits(case: Any, name: str, value: str) -> bool:
@@ -172,9 +182,50 @@ def _use_store_values(case: Any) -> None:
         case.query["subnetId"] = _P_CHAIN
 
 
-def _swap(query: dict[str, Any], low: str, high: str) -> None:
-    if query.get(low) is not None and query.get(high) is not None and query[low] > query[high]:
+def _swap(query: dict[str, Any], low: str, high: str, key: Any = None) -> None:
+    """`low` not above `high` (compared as `key` reads them: a query's numbers may be text)."""
+    if query.get(low) is None or query.get(high) is None:
+        return
+    read = key or (lambda v: v)
+    if read(query[low]) > read(query[high]):
         query[low], query[high] = query[high], query[low]
+
+
+def _webhook_body(body: dict[str, Any]) -> None:
+    """A creation request's store facts: a chain and network indexed here, keys with valid
+    checksums (of the network's HRP)."""
+    kind = body.get("eventType")
+    if kind == "address_activity":
+        body["chainId"] = str(CHAIN_ID)  # a chain the store indexes
+        return
+    if _rng.random() < 0.8:
+        body["network"] = "fuji"
+    if kind == "primary_network_address_activity":
+        body["chainId"] = _rng.choice(_FUJI_CHAINS)
+    meta = body.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("keys"), list):
+        known = {"nodeId": [_NODE], "subnetId": [_P_CHAIN]}.get(meta.get("keyType"), _P_ADDRESSES)
+        meta["keys"] = [_rng.choice(known) for _ in meta["keys"]]
+
+
+def _export_body(body: dict[str, Any]) -> None:
+    """An export request's store facts (chains indexed here, addresses of its HRP) and order
+    (the first day and block not after the last)."""
+    options = body.get("options")
+    if isinstance(options, dict):
+        evm = body.get("type") == "TRANSACTION_EXPORT_EVM"
+        chains = [str(CHAIN_ID)] if evm else _FUJI_CHAINS
+        options["includeChains"] = [_rng.choice(chains) for _ in options["includeChains"]]
+        if not evm:
+            options["addresses"] = [_rng.choice(_P_ADDRESSES) for _ in options.get("addresses", ())]
+    names = [k for k in ("firstDate", "startDate", "lastDate", "endDate") if body.get(k)]
+    days = sorted(body[k] for k in names)
+    for k in names:
+        body[k] = days[0] if k in ("firstDate", "startDate") else days[-1]
+    _swap(body, "firstBlock", "lastBlock")
+
+
+_REWARDS = ("listPendingPrimaryNetworkRewards", "listHistoricalPrimaryNetworkRewards")
 
 
 def _across_parameters(case: Any) -> None:
@@ -184,8 +235,14 @@ def _across_parameters(case: Any) -> None:
     query = case.query if case.query is not None else {}
     _swap(query, "startBlock", "endBlock")
     _swap(query, "startTimestamp", "endTimestamp")
+    for bound in ("TimeRemaining", "FeePercentage", "UptimePerformance"):
+        _swap(query, "min" + bound, "max" + bound, float)
+    _swap(query, "minDelegationCapacity", "maxDelegationCapacity", int)
+    operation = case.operation.definition.raw.get("operationId")
+    if operation in _REWARDS and not query.get("addresses") and not query.get("nodeIds"):
+        query["addresses"] = _rng.choice(_P_ADDRESSES)  # one of the two is required
     metric = METRICS.get((case.path_parameters or {}).get("metric", ""))
-    if case.operation.definition.raw.get("operationId") == "getEvmChainMetrics" and metric:
+    if operation == "getEvmChainMetrics" and metric:
         allowed = [i.value for i in metric.intervals]
         if query.get("timeInterval") not in allowed:
             query["timeInterval"] = _rng.choice(allowed)
@@ -200,9 +257,10 @@ def _across_parameters(case: Any) -> None:
         )
         if filtered and not query.get("addresses") and not query.get("l1ValidationId"):
             query["addresses"] = _CHECKSUMMED["addresses"][0]
-    body = case.body if isinstance(case.body, dict) else None
-    if body is not None and "chainId" in body:
-        body["chainId"] = str(CHAIN_ID)  # a chain the store indexes
+    if isinstance(case.body, dict) and operation == "createWebhook":
+        _webhook_body(case.body)
+    if isinstance(case.body, dict) and operation == "postTransactionExportJob":
+        _export_body(case.body)
     case.query = query
 
 

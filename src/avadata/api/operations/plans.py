@@ -8,10 +8,13 @@ stored transaction's time. Every refusal is a 400 naming the field.
 
 from __future__ import annotations
 
+import re
+
 from avadata import networks
 from avadata.api.deps import AppState, read_conn
 from avadata.api.errors import ApiError, bad_request
 from avadata.api.operations import requests as rq
+from avadata.api.patterns import bech32_addresses
 from avadata.api.primary import params
 from avadata.api.webhooks.requests import addresses as evm_addresses
 from avadata.exports.plan import Part, Plan
@@ -29,6 +32,10 @@ STAKING_TX_TYPES = (
     "RemoveSubnetValidatorTx",
     "RewardValidatorTx",
 )
+
+
+# An item of options.addresses, as the document states it (the checksum and HRP: params).
+_ONE_ADDRESS = re.compile(bech32_addresses(1))
 
 
 def _unique(values: list[str]) -> list[tuple[int, str]]:
@@ -122,8 +129,8 @@ def _chain_key(net: str, i: int, value: str) -> str:
 
 def _primary_addresses(net: str, key: str, values: list[str], name: str) -> list[str]:
     for i, v in enumerate(values):
-        if "," in v:
-            raise bad_request(f"{name}[{i}]: one address per item (got {v[:80]!r})")
+        if not _ONE_ADDRESS.fullmatch(v):
+            raise bad_request(f"{name}[{i}]: one bech32 address per item (got {v[:80]!r})")
     try:
         return params.addresses(net, key, ",".join(values))
     except ApiError as exc:

@@ -14,7 +14,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from avadata.api.errors import bad_request
-from avadata.api.webhooks.requests import parse
+from avadata.api.patterns import ISO_DATE, bech32_addresses
+from avadata.api.primary.params import blockchain_ids
+from avadata.api.webhooks.requests import Integral, parse
 
 EVM = "TRANSACTION_EXPORT_EVM"
 PRIMARY = "TRANSACTION_EXPORT_PRIMARY_NETWORK"
@@ -23,12 +25,13 @@ PRIMARY_SIMPLE = "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE"
 TYPES = (EVM, PRIMARY, PRIMARY_STAKING, PRIMARY_SIMPLE)
 # The most addresses one export follows (each is a range read per batch).
 MAX_ADDRESSES = 256
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(ISO_DATE)
 
 
 class _Body(BaseModel):
-    # Members we do not read (a client's extras) are ignored, not refused.
-    model_config = ConfigDict(extra="ignore")
+    # Members we do not read (a client's extras) are ignored, not refused; strict, as the
+    # webhooks' bodies: a value is of its documented JSON type ("5" is not a block).
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class EvmOptions(_Body):
@@ -49,8 +52,8 @@ class _Export(_Body):
     endDate: str | None = None
     # Ours: the file's format, and a block range (EVM exports).
     format: Literal["csv", "parquet"] = "csv"
-    firstBlock: int | None = Field(default=None, ge=0)
-    lastBlock: int | None = Field(default=None, ge=0)
+    firstBlock: Integral | None = Field(default=None, ge=0)
+    lastBlock: Integral | None = Field(default=None, ge=0)
 
 
 class EvmExport(_Export):
@@ -67,22 +70,32 @@ class PrimaryExport(_Export):
     options: PrimaryOptions
 
 
-_DAY = {"type": "string", "pattern": r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"}
+_DAY = {"type": ["string", "null"], "pattern": ISO_DATE, "description": "YYYY-MM-DD, UTC"}
 _COMMON: dict[str, Any] = {
     "firstDate": _DAY,
     "lastDate": _DAY,
     "startDate": {**_DAY, "deprecated": True},
     "endDate": {**_DAY, "deprecated": True},
     "format": {"type": "string", "enum": ["csv", "parquet"], "default": "csv"},
-    "firstBlock": {"type": "integer", "minimum": 0},
-    "lastBlock": {"type": "integer", "minimum": 0},
+    "firstBlock": {"type": ["integer", "null"], "minimum": 0},
+    "lastBlock": {"type": ["integer", "null"], "minimum": 0},
 }
-_CHAINS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
+_CHAINS = {
+    "type": "array",
+    "minItems": 1,
+    "items": {"type": "string"},
+    "description": "chains this server indexes (GET /v1/chains: EVM chain or blockchain IDs)",
+}
+_PRIMARY_CHAINS = {
+    **_CHAINS,
+    "items": {"type": "string", "enum": blockchain_ids("PXC")},
+    "description": "p-chain, x-chain, c-chain or their IDs on the network this server indexes",
+}
 _EVM_ADDRESS = {"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$"}
 # The request body as the OpenAPI document declares it: the spec's two requests with the rules
 # this module enforces, and our members (format, firstBlock, lastBlock). What only the store
-# can tell (is a chain indexed here) and the order of two dates or blocks are checked, not
-# declared.
+# can tell (is a chain indexed here, the addresses' HRP), a bech32 checksum and the order of
+# two dates or blocks are checked, not declared.
 BODY_SCHEMA: dict[str, Any] = {
     "oneOf": [
         {
@@ -120,10 +133,10 @@ BODY_SCHEMA: dict[str, Any] = {
                         "addresses": {
                             "type": "array",
                             "maxItems": MAX_ADDRESSES,
-                            "items": {"type": "string"},
+                            "items": {"type": "string", "pattern": bech32_addresses(1)},
                         },
                         "cChainEvmAddresses": {"type": "array", "items": _EVM_ADDRESS},
-                        "includeChains": _CHAINS,
+                        "includeChains": _PRIMARY_CHAINS,
                     },
                 },
             },
@@ -146,6 +159,10 @@ def parse_export(body: Any) -> EvmExport | PrimaryExport:
     if len(req.options.addresses) > MAX_ADDRESSES:
         n = len(req.options.addresses)
         raise bad_request(f"options.addresses: at most {MAX_ADDRESSES} addresses (got {n})")
+    for name in ("firstDate", "lastDate", "startDate", "endDate"):
+        given = getattr(req, name)
+        if given is not None:
+            _day(given, name)  # a deprecated one is checked even where the other wins
     first, last = req.firstBlock, req.lastBlock
     if first is not None and last is not None and first > last:
         raise bad_request(f"firstBlock: {first} is after lastBlock {last}")
@@ -154,7 +171,7 @@ def parse_export(body: Any) -> EvmExport | PrimaryExport:
 
 def _day(value: str, name: str) -> date:
     try:
-        if not _DATE.match(value):
+        if not _DATE.fullmatch(value):
             raise ValueError
         return date.fromisoformat(value)
     except ValueError:

@@ -14,18 +14,20 @@ from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Body, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.patterns import bech32_addresses, primary_addresses
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
 from avadata.api.primary.routes import (
+    ADDRESSES,
     CHAIN_NAMES,
-    Addresses,
     BlockchainId,
     Network,
+    RequiredAddresses,
     UtxoQuery,
     utxo_list,
 )
@@ -35,9 +37,9 @@ router = APIRouter(tags=["Primary Network"])
 
 
 class AddressesBody(BaseModel):
-    """The reference's PrimaryNetworkAddressesBodyDto."""
+    """The reference's PrimaryNetworkAddressesBodyDto, with the GET lists' rule."""
 
-    addresses: str
+    addresses: str = Field(pattern=primary_addresses(params.MAX_ADDRESSES), description=ADDRESSES)
 
 
 Posted = Annotated[AddressesBody, Body()]
@@ -113,7 +115,7 @@ def _their_utxo(moved: Any, addrs: set[str], key: str, tx_hash: str) -> tuple[st
 )
 @on_store
 def last_activity(
-    st: State, network: Network, blockchain_id: BlockchainId, addresses: Addresses = None
+    st: State, network: Network, blockchain_id: BlockchainId, addresses: RequiredAddresses
 ) -> JsonResponse:
     return _last_activity(st, network, blockchain_id, addresses)
 
@@ -141,7 +143,13 @@ def last_activity_v2(
 def chain_ids(
     st: State,
     network: Network,
-    addresses: Annotated[str, Query(description="comma-separated bech32 addresses")],
+    addresses: Annotated[
+        str,
+        Query(
+            pattern=bech32_addresses(params.MAX_ADDRESSES),
+            description=f"comma-separated bech32 addresses (at most {params.MAX_ADDRESSES})",
+        ),
+    ],
 ) -> JsonResponse:
     """Each address as given, with the primary chains it has a tx on (P, X, C atomic)."""
     net = params.network(network, params.indexed_network(st))

@@ -27,7 +27,7 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
-from avadata.api.primary.routes import Addresses, BlockchainId, Network, chain_info
+from avadata.api.primary.routes import BlockchainId, Network, RequiredAddresses, chain_info
 from avadata.api.primary.shapes import Assets
 from avadata.store.primary.queries import addresses as queries
 from avadata.store.primary.queries import validators as validator_queries
@@ -136,7 +136,7 @@ def get_balances(
     st: State,
     network: Network,
     blockchain_id: BlockchainId,
-    addresses: Addresses = None,
+    addresses: RequiredAddresses,
     blockTimestamp: Annotated[
         int | None, Query(ge=0, le=2**63 - 1, description="Unix seconds: the balance then")
     ] = None,

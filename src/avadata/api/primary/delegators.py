@@ -14,20 +14,40 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.paging import Page, PageSize, PageToken, cut, page, with_token
+from avadata.api.patterns import bech32_addresses, node_ids
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
+from avadata.api.primary.routes import Network
 from avadata.decode.primary.reward import split_delegation
 from avadata.store.primary.queries import stakers
 from avadata.store.primary.queries import validators as queries
 from avadata.store.types import Connection
 
 router = APIRouter(tags=["Primary Network"])
+
+
+NodeIds = Annotated[
+    str | None,
+    Query(
+        pattern=node_ids(params.MAX_NODE_IDS),
+        description=f"comma-separated NodeID-... (at most {params.MAX_NODE_IDS}); each "
+        "checksum is checked",
+    ),
+]
+_P_ADDRESSES = (
+    f"comma-separated P-chain bech32 addresses of the network's HRP (at most "
+    f"{params.MAX_ADDRESSES}); each address's checksum is checked"
+)
+PAddresses = Annotated[
+    str | None,
+    Query(pattern=bech32_addresses(params.MAX_ADDRESSES), description=_P_ADDRESSES),
+]
 
 
 def potential(row: Any) -> int:
@@ -86,13 +106,13 @@ def delegator_json(row: Any, status: str, fee_ppm: int | None) -> dict[str, Any]
 @on_store
 def list_delegators(
     st: State,
-    network: Annotated[str, Path(description="mainnet, fuji or testnet")],
+    network: Network,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
-    rewardAddresses: Annotated[str | None, Query(description="comma-separated")] = None,
+    rewardAddresses: PAddresses = None,
     sortOrder: Annotated[Literal["asc", "desc"] | None, Query()] = None,
     delegationStatus: Annotated[Literal["completed", "active", "pending"] | None, Query()] = None,
-    nodeIds: Annotated[str | None, Query(description="comma-separated NodeID-...")] = None,
+    nodeIds: NodeIds = None,
 ) -> JsonResponse:
     net = params.network(network, params.indexed_network(st))
     owners = params.addresses(net, "P", rewardAddresses, name="rewardAddresses")

@@ -19,14 +19,16 @@ from __future__ import annotations
 from typing import Annotated, Any, NamedTuple
 
 import orjson
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, page, with_token
+from avadata.api.patterns import CB58_ID, NODE_ID
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
+from avadata.api.primary.routes import Network
 from avadata.decode.codec.ids import cb58_decode, parse_node_id
 from avadata.decode.codec.reader import DecodeError
 from avadata.metrics import l1_fees
@@ -104,13 +106,15 @@ def _selected(book: L1Book, wanted: tuple[str | None, str | None, str | None], e
 @on_store
 def list_l1_validators(
     st: State,
-    network: Annotated[str, Path(description="mainnet, fuji or testnet")],
+    network: Network,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
-    l1ValidationId: Annotated[str | None, Query()] = None,
+    l1ValidationId: Annotated[
+        str | None, Query(pattern=CB58_ID, description="CB58 validation ID")
+    ] = None,
     includeInactiveL1Validators: Annotated[bool | None, Query()] = None,
-    nodeId: Annotated[str | None, Query(description="NodeID-...")] = None,
-    subnetId: Annotated[str | None, Query()] = None,
+    nodeId: Annotated[str | None, Query(pattern=NODE_ID, description="NodeID-...")] = None,
+    subnetId: Annotated[str | None, Query(pattern=CB58_ID, description="CB58 subnet ID")] = None,
 ) -> JsonResponse:
     params.network(network, params.indexed_network(st))
     wanted = (

@@ -16,15 +16,16 @@ import dataclasses
 from typing import Annotated, Any, Literal, NamedTuple
 
 import orjson
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Query
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
 from avadata.api.primary import params
-from avadata.api.primary.delegators import period_page, potential
+from avadata.api.primary.delegators import NodeIds, PAddresses, period_page, potential
 from avadata.api.primary.openapi import ok
+from avadata.api.primary.routes import Network
 from avadata.api.primary.shapes import AVAX_IDS, Assets
 from avadata.decode.primary.reward import split_delegation
 from avadata.records.primary import PRIMARY_SUBNET
@@ -35,8 +36,6 @@ router = APIRouter(tags=["Primary Network Rewards"])
 Currency = Literal[
     "usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd"
 ]
-Addresses = Annotated[str | None, Query(description="comma-separated P-/X- addresses")]
-NodeIds = Annotated[str | None, Query(description="comma-separated NodeID-...")]
 Order = Annotated[Literal["asc", "desc"] | None, Query()]
 KINDS = ("validator", "delegator")
 REWARD_TYPE = {"validator": "VALIDATOR", "delegator": "DELEGATOR"}
@@ -53,7 +52,7 @@ class RewardsQuery(NamedTuple):
 
 
 async def _rewards_query(
-    addresses: Addresses = None,
+    addresses: PAddresses = None,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
     nodeIds: NodeIds = None,
@@ -64,7 +63,6 @@ async def _rewards_query(
 
 
 Asked = Annotated[RewardsQuery, Depends(_rewards_query)]
-Network = Annotated[str, Path(description="mainnet, fuji or testnet")]
 
 
 def _selection(st: State, network: str, q: RewardsQuery) -> Any:

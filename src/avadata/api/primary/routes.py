@@ -57,16 +57,16 @@ XChainId = Annotated[
 BlocksChainId = Annotated[
     str, Path(alias="blockchainId", description=_ALIAS, json_schema_extra=_chains("PX"))
 ]
-_ADDRESSES = (
+ADDRESSES = (
     f"comma-separated bech32 addresses of the network's HRP (at most {params.MAX_ADDRESSES}; "
     "0x addresses on the C-chain); each address's checksum is checked"
 )
 Addresses = Annotated[
     str | None,
-    Query(pattern=primary_addresses(params.MAX_ADDRESSES), description=_ADDRESSES),
+    Query(pattern=primary_addresses(params.MAX_ADDRESSES), description=ADDRESSES),
 ]
 RequiredAddresses = Annotated[
-    str, Query(pattern=primary_addresses(params.MAX_ADDRESSES), description=_ADDRESSES)
+    str, Query(pattern=primary_addresses(params.MAX_ADDRESSES), description=ADDRESSES)
 ]
 TxTypes = Annotated[
     list[str] | None,

@@ -17,14 +17,16 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from avadata.api.deps import State, on_store, read_conn
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import Page, PageSize, PageToken, page, with_token
+from avadata.api.patterns import CB58_ID, at_most, listed
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
+from avadata.api.primary.routes import Network
 from avadata.api.primary.validators import Status, shaped
 from avadata.decode.primary.reward import delegation_capacity
 from avadata.store.primary.queries import stakers
@@ -39,6 +41,17 @@ SortBy = Literal[
 Order = Annotated[Literal["asc", "desc"] | None, Query(alias="sortOrder")]
 MAX_CAPACITY = 720_000_000 * 10**9  # the reference's bound: the supply cap
 _NODE_PART = re.compile(r"[A-Za-z0-9-]{1,64}")
+NodeParts = Annotated[
+    str | None,
+    Query(
+        pattern=listed(_NODE_PART.pattern, params.MAX_NODE_IDS),
+        description=f"comma-separated node IDs or parts of them (at most {params.MAX_NODE_IDS})",
+    ),
+]
+Capacity = Annotated[
+    str | None, Query(pattern=at_most(MAX_CAPACITY), description=f"nAVAX, 0 to {MAX_CAPACITY}")
+]
+SubnetId = Annotated[str | None, Query(pattern=CB58_ID, description="CB58 subnet ID")]
 
 
 def node_parts(value: str | None) -> tuple[str, ...]:
@@ -90,22 +103,22 @@ def _ppm(x: float) -> int:
 @on_store
 def list_validators(
     st: State,
-    network: Annotated[str, Path(description="mainnet, fuji or testnet")],
+    network: Network,
     pageToken: PageToken = None,
     pageSize: PageSize = 10,
-    nodeIds: Annotated[str | None, Query(description="comma-separated, substrings")] = None,
+    nodeIds: NodeParts = None,
     sortBy: Annotated[SortBy | None, Query()] = None,
     sortOrder: Order = None,
     validationStatus: Annotated[Status | None, Query()] = None,
-    minDelegationCapacity: Annotated[str | None, Query()] = None,
-    maxDelegationCapacity: Annotated[str | None, Query()] = None,
+    minDelegationCapacity: Capacity = None,
+    maxDelegationCapacity: Capacity = None,
     minTimeRemaining: Annotated[float | None, Query(ge=0, le=2147483647)] = None,
     maxTimeRemaining: Annotated[float | None, Query(ge=0, le=2147483647)] = None,
     minFeePercentage: Annotated[float | None, Query(ge=2, le=100)] = None,
     maxFeePercentage: Annotated[float | None, Query(ge=2, le=100)] = None,
     minUptimePerformance: Annotated[float | None, Query(ge=0, le=100)] = None,
     maxUptimePerformance: Annotated[float | None, Query(ge=0, le=100)] = None,
-    subnetId: Annotated[str | None, Query()] = None,
+    subnetId: SubnetId = None,
 ) -> JsonResponse:
     params.network(network, params.indexed_network(st))
     capacity = bounds(

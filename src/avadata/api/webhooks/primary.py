@@ -15,23 +15,16 @@ from avadata.api.deps import AppState
 from avadata.api.errors import ApiError, bad_request
 from avadata.api.primary import params
 from avadata.api.webhooks import requests as rq
-from avadata.api.webhooks.requests import Body, Destination
+from avadata.api.webhooks.requests import (
+    ADDRESS_SUB_EVENTS,
+    VALIDATOR_SUB_EVENTS,
+    Body,
+    Destination,
+)
 from avadata.decode.codec.ids import parse_node_id
 from avadata.decode.codec.reader import DecodeError
 from avadata.store.webhooks.registry import NewWebhook, Scope, Webhook
 
-ADDRESS_SUB_EVENTS = ("balance_change", "reward_distribution")
-VALIDATOR_SUB_EVENTS = (
-    "validator_stake",
-    "delegator_stake",
-    "reward_distribution",
-    "l1_validator_balance_increased",
-    "l1_validator_disabled",
-    "l1_validator_removed",
-    # ours: a permissioned subnet validator removed, an L1 validator's weight changed
-    "validator_removed",
-    "l1_validator_weight_changed",
-)
 # Sub-events the spec lists that need balances over time, not indexed txs: refused.
 _NOT_SERVED = {"balance_threshold", "l1_validator_balance_threshold"}
 _ALIAS = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
@@ -102,9 +95,10 @@ def _validator_keys(key_type: str, keys: list[str], cap: int) -> None:
             )
 
 
-def _new(st: AppState, req: Any, chain: str, raw: dict[str, Any]) -> NewWebhook:
+def _new(st: AppState, req: Any, chain: str) -> NewWebhook:
     params.network(req.network, params.indexed_network(st))
-    scope = Scope(req.network, chain, json.dumps(raw.get("metadata"), sort_keys=True))
+    # The metadata as read (members we do not serve are not kept, nor answered back).
+    scope = Scope(req.network, chain, json.dumps(req.metadata.model_dump(), sort_keys=True))
     return NewWebhook(
         event_type=req.eventType,
         chain_id=0,
@@ -128,7 +122,7 @@ def new_webhook(st: AppState, kind: str, body: dict[str, Any]) -> NewWebhook:
         _validator_keys(meta.keyType, meta.keys, cap)
         subs = meta.subEvents.validatorActivitySubEvents
         _sub_events(subs, VALIDATOR_SUB_EVENTS, "metadata.subEvents.validatorActivitySubEvents")
-        return _new(st, req_v, "P", body)
+        return _new(st, req_v, "P")
     req = rq.parse(PrimaryAddressRequest, body)
     net = params.network(req.network, params.indexed_network(st))
     try:
@@ -143,7 +137,7 @@ def new_webhook(st: AppState, kind: str, body: dict[str, Any]) -> NewWebhook:
     params.addresses(net, chain, ",".join(meta_a.keys), "metadata.keys", cap)
     subs = meta_a.subEvents.addressActivitySubEvents
     _sub_events(subs, ADDRESS_SUB_EVENTS, "metadata.subEvents.addressActivitySubEvents")
-    return _new(st, req, chain, body)
+    return _new(st, req, chain)
 
 
 def webhook_body(hook: Webhook) -> dict[str, Any]:

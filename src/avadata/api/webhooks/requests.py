@@ -12,11 +12,26 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from avadata.api.errors import bad_request
+from avadata.api.patterns import CB58_ID, NODE_ID, primary_addresses
+from avadata.api.primary.params import NETWORK_PATTERN, blockchain_ids
 from avadata.delivery.targets import literal_refusal
 
 ADDRESS_ACTIVITY = "address_activity"
 # The spec's event types (the primary-network ones: api/webhooks/primary.py).
 EVENT_TYPES = (ADDRESS_ACTIVITY, "primary_network_address_activity", "validator_activity")
+# The sub-events the primary-network webhooks serve (api/webhooks/primary.py checks them).
+ADDRESS_SUB_EVENTS = ("balance_change", "reward_distribution")
+VALIDATOR_SUB_EVENTS = (
+    "validator_stake",
+    "delegator_stake",
+    "reward_distribution",
+    "l1_validator_balance_increased",
+    "l1_validator_disabled",
+    "l1_validator_removed",
+    # ours: a permissioned subnet validator removed, an L1 validator's weight changed
+    "validator_removed",
+    "l1_validator_weight_changed",
+)
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _TOPIC = re.compile(r"^0x[0-9a-fA-F]{64}$")
 M = TypeVar("M", bound=BaseModel)
@@ -67,8 +82,12 @@ def _integral(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+# An integer member of a strict body: JSON Schema's integer includes 5.0.
+Integral = Annotated[int, BeforeValidator(_integral)]
+
+
 class RewindRequest(Body):
-    blockNumber: Annotated[int, BeforeValidator(_integral)]
+    blockNumber: Integral
 
 
 def parse(model: type[M], body: Any) -> M:
@@ -149,25 +168,83 @@ def _obj(required: list[str], **properties: Any) -> dict[str, Any]:
     return {"type": "object", "required": required, "properties": properties}
 
 
-BODIES: dict[str, dict[str, Any]] = {
-    "createWebhook": _obj(
-        ["eventType", "url", "chainId", "metadata"],
-        eventType={"type": "string", "enum": [ADDRESS_ACTIVITY]},
-        url=_URL,
-        chainId={**_STR, "description": "a chain this server indexes (GET /v1/chains)"},
-        metadata=_obj(
-            ["addresses"],
-            addresses={**_ADDRESSES, "description": "at most the server's per-webhook limit"},
-            eventSignatures={
-                "type": ["array", "null"],
-                "items": {"type": "string", "pattern": _TOPIC.pattern},
-            },
+def _keys(pattern: str, what: str) -> dict[str, Any]:
+    return {
+        "type": "array",
+        "minItems": 1,
+        "items": {"type": "string", "pattern": pattern},
+        "description": f"{what}, each with a valid checksum; at most the server's per-webhook "
+        "limit",
+    }
+
+
+def _subs(name: str, served: tuple[str, ...]) -> dict[str, Any]:
+    listed = {"type": "array", "minItems": 1, "items": {"type": "string", "enum": list(served)}}
+    return _obj([name], **{name: listed})
+
+
+_NETWORK = {"type": "string", "pattern": NETWORK_PATTERN, "description": "the network indexed"}
+_LABELS = {"url": _URL, "name": _NULL_STR, "description": _NULL_STR}
+_PRIMARY_ADDRESS_ACTIVITY = _obj(
+    ["eventType", "url", "network", "chainId", "metadata"],
+    eventType={"type": "string", "enum": ["primary_network_address_activity"]},
+    network=_NETWORK,
+    chainId={
+        "type": "string",
+        "enum": blockchain_ids("PXC"),
+        "description": "p-chain, x-chain, c-chain or their IDs on the network indexed",
+    },
+    metadata=_obj(
+        ["keyType", "keys", "subEvents"],
+        keyType={"type": "string", "enum": ["addresses"]},
+        keys=_keys(
+            primary_addresses(1), "bech32 addresses of the network's HRP (0x on the C-chain)"
         ),
-        name=_NULL_STR,
-        description=_NULL_STR,
-        includeInternalTxs={"type": "boolean"},
-        includeLogs={"type": "boolean"},
+        subEvents=_subs("addressActivitySubEvents", ADDRESS_SUB_EVENTS),
     ),
+    **_LABELS,
+)
+_VALIDATOR_ACTIVITY = _obj(
+    ["eventType", "url", "network", "metadata"],
+    eventType={"type": "string", "enum": ["validator_activity"]},
+    network=_NETWORK,
+    metadata={
+        "oneOf": [
+            _obj(
+                ["keyType", "keys", "subEvents"],
+                keyType={"type": "string", "enum": [key_type]},
+                keys=_keys(pattern, what),
+                subEvents=_subs("validatorActivitySubEvents", VALIDATOR_SUB_EVENTS),
+            )
+            for key_type, pattern, what in (
+                ("nodeId", NODE_ID, "NodeID-..."),
+                ("subnetId", CB58_ID, "CB58 subnet IDs"),
+            )
+        ]
+    },
+    **_LABELS,
+)
+_EVM_ADDRESS_ACTIVITY = _obj(
+    ["eventType", "url", "chainId", "metadata"],
+    eventType={"type": "string", "enum": [ADDRESS_ACTIVITY]},
+    chainId={**_STR, "description": "a chain this server indexes (GET /v1/chains)"},
+    metadata=_obj(
+        ["addresses"],
+        addresses={**_ADDRESSES, "description": "at most the server's per-webhook limit"},
+        eventSignatures={
+            "type": ["array", "null"],
+            "items": {"type": "string", "pattern": _TOPIC.pattern},
+        },
+    ),
+    includeInternalTxs={"type": "boolean"},
+    includeLogs={"type": "boolean"},
+    **_LABELS,
+)
+BODIES: dict[str, dict[str, Any]] = {
+    # One of the spec's three requests, told apart by eventType.
+    "createWebhook": {
+        "oneOf": [_EVM_ADDRESS_ACTIVITY, _PRIMARY_ADDRESS_ACTIVITY, _VALIDATOR_ACTIVITY]
+    },
     "updateWebhook": _obj(
         [],
         name=_NULL_STR,
