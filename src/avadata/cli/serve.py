@@ -67,8 +67,9 @@ def serve(
         bool,
         typer.Option(
             "--delivery/--no-delivery",
-            help="deliver webhook events from this process (exactly one `serve` of a store "
-            "should: two would deliver each event twice)",
+            help="deliver webhook events (when this process holds the store's delivery lease: "
+            "one per store at a time) and write transaction exports from this process; run "
+            "exports from one serve per store (--no-delivery on the others)",
         ),
     ] = True,
     workers: Annotated[
@@ -99,14 +100,15 @@ def serve(
         from avadata.api.prometheus import watch_deliveries
 
         watch_deliveries(app, deliverer.counts)
-    exports = _start_exports(settings)
+    exports = _start_exports(settings) if delivery else None
     try:
         from avadata.gc_tuning import tune_for_serving
 
         tune_for_serving()
         run()
     finally:
-        exports.stop()
+        if exports is not None:
+            exports.stop()
         if deliverer is not None:
             deliverer.stop()
         if worker is not None:
