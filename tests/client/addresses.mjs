@@ -2,20 +2,11 @@
 // and the AVAX supply: every answer must parse with the SDK's own schemas. Prints one JSON
 // line with what the SDK parsed (the test compares it with its own truth); exits 1 on failure.
 // Usage: node addresses.mjs <serverURL> <json args: toolsDir, addresses {p-chain, x-chain, c-chain}>.
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, recordStray, serverURL, stray } from "./sdk.mjs";
 
-const stray = [];
-process.on("unhandledRejection", (reason) => {
-  stray.push(String(reason));
-});
+recordStray();
 
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
 const sdk = new Avalanche({ enableTelemetry: false });
-const opts = { serverURL, retries: { strategy: "none" } };
 const pn = sdk.data.primaryNetwork;
 const network = "fuji";
 

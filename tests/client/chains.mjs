@@ -3,21 +3,11 @@
 // ID, an EVM route addressed by blockchain ID, the Metrics API's listing (every filter), and
 // an unknown chain by either ID (a typed NotFoundError). Every response must parse with the
 // SDK's schemas. Usage: node chains.mjs <serverURL> <json args>. Prints one JSON line.
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, recordStray, serverURL, stray } from "./sdk.mjs";
 
-const stray = [];
-process.on("unhandledRejection", (reason) => {
-  stray.push(String(reason));
-});
-
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
+recordStray();
 
 const sdk = new Avalanche({ enableTelemetry: false });
-const opts = { serverURL, retries: { strategy: "none" } };
 const out = { ok: true, data: {}, metrics: {}, errors: {} };
 
 try {

@@ -2,29 +2,17 @@
 // 0.3.13), following nextPageToken across pages. Every response must parse with the SDK's own
 // schemas. Usage: node evm_endpoints.mjs <serverURL> <json args>. Prints one JSON summary line;
 // exits 1 on the first failure.
-import { createRequire } from "node:module";
-import path from "node:path";
-
-// The SDK's parse errors can leave an unobserved rejected promise that would kill the process
-// before we report; record it instead.
-const stray = [];
-process.on("unhandledRejection", (reason) => {
-  stray.push(String(reason));
-});
-
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
 
 const sdk = new Avalanche({ enableTelemetry: false });
 // Per-call options: the constructor's serverURL is ignored by every operation; no retries, so a
 // 5XX fails at once instead of backing off for two minutes.
-const opts = { serverURL, retries: { strategy: "none" } };
 const { chainId, address, token721, token1155, token20, blockId } = args;
 const evm = sdk.data.evm;
 
 // [name, call, list key, paginated]
+import { args, Avalanche, opts, recordStray, serverURL, stray } from "./sdk.mjs";
+
+recordStray();
 const calls = [
   ["chains.list", () => evm.chains.list({}, opts), "chains", false],
   ["chains.get", () => evm.chains.get({ chainId }, opts), null, false],

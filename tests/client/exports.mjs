@@ -2,14 +2,8 @@
 // data.operations.exportTransactions (postTransactionExportJob) and data.operations.getResult
 // (getOperationResult), each answer parsed by the SDK's own schemas; a second key gets a 404.
 // Usage: node exports.mjs <serverURL> <json args>. Prints one JSON line; exits 1 on failure.
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, serverURL } from "./sdk.mjs";
 
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
-const opts = { serverURL, retries: { strategy: "none" } };
 const mine = new Avalanche({ enableTelemetry: false, apiKey: args.key }).data.operations;
 const theirs = new Avalanche({ enableTelemetry: false, apiKey: args.otherKey }).data.operations;
 const out = {};

@@ -5,24 +5,11 @@
 // Writes {ok, series, listing, errors, raw} to args.outFile and prints one JSON status line;
 // exits 1 on the first unexpected failure.
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, recordStray, serverURL, stray } from "./sdk.mjs";
 
-// The SDK can leave an unobserved rejected promise behind a parse error; record it instead of
-// letting Node kill the process before we report.
-const stray = [];
-process.on("unhandledRejection", (reason) => {
-  stray.push(String(reason));
-});
-
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
+recordStray();
 
 const sdk = new Avalanche({ enableTelemetry: false });
-// serverURL per call (the constructor's is ignored); no retries, so a 5XX fails at once.
-const opts = { serverURL, retries: { strategy: "none" } };
 const chains = sdk.metrics.chains;
 
 function fail(name, err) {

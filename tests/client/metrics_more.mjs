@@ -4,21 +4,11 @@
 // Usage: node metrics_more.mjs <serverURL> <json args>; writes {ok, results, errors} to
 // args.outFile and prints one JSON status line; exits 1 on the first unexpected failure.
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, recordStray, serverURL, stray } from "./sdk.mjs";
 
-const stray = [];
-process.on("unhandledRejection", (reason) => {
-  stray.push(String(reason));
-});
-
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
+recordStray();
 
 const sdk = new Avalanche({ enableTelemetry: false });
-const opts = { serverURL, retries: { strategy: "none" } };
 const m = sdk.metrics;
 
 function fail(name, err) {

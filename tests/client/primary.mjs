@@ -1,20 +1,8 @@
 // The official SDK (@avalanche-sdk/chainkit 0.3.13) against our primary-network routes: every
 // page of the transactions and UTXO lists must parse with the SDK's own schemas.
 // Usage: node primary.mjs <serverURL> <json args>. Prints one JSON line; exits 1 on failure.
-import { createRequire } from "node:module";
-import path from "node:path";
 
-const stray = [];
-process.on("unhandledRejection", (reason) => {
-  stray.push(String(reason));
-});
-
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
 const sdk = new Avalanche({ enableTelemetry: false });
-const opts = { serverURL, retries: { strategy: "none" } };
 const pn = sdk.data.primaryNetwork;
 const { addresses, blockchainId } = args;
 const network = "fuji";
@@ -30,6 +18,9 @@ if (stakingAddresses) {
   calls.push(["transactions.listActiveStakingTransactions", () => pn.transactions.listActiveStakingTransactions({ network, blockchainId: "p-chain", addresses: stakingAddresses, pageSize: 2 }, opts), "transactions"]);
 }
 // Optional: X-chain assets whose details and transactions (every page) the SDK fetches.
+import { args, Avalanche, opts, recordStray, serverURL, stray } from "./sdk.mjs";
+
+recordStray();
 for (const assetId of args.assetIds ?? []) {
   calls.push([`transactions.listAssetTransactions ${assetId}`, () => pn.transactions.listAssetTransactions({ network, blockchainId: "x-chain", assetId, pageSize: 3 }, opts), "transactions"]);
 }

@@ -3,15 +3,9 @@
 // parsed with the SDK's own zod schemas. Usage: node staking.mjs <serverURL> <json args
 // {toolsDir, calls: [{name, request}]}>, name one of the operations below. Prints one JSON line:
 // per call, the pages and the items the SDK parsed (their IDs, in order).
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, serverURL } from "./sdk.mjs";
 
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
 const sdk = new Avalanche({ enableTelemetry: false, network: "fuji" });
-const opts = { serverURL, retries: { strategy: "none" } };
 const pn = sdk.data.primaryNetwork;
 const ops = {
   listValidators: [(r) => pn.listValidators(r, opts), "validators", (v) => v.txHash],

@@ -1,15 +1,9 @@
 // The official SDK (@avalanche-sdk/chainkit 0.3.13) against /v1/networks/{network}/validators/{nodeId}:
 // every page for every node must parse with the SDK's own union of status shapes.
 // Usage: node validators.mjs <serverURL> <json args {toolsDir, nodeIds}>. Prints one JSON line.
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, serverURL } from "./sdk.mjs";
 
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
 const sdk = new Avalanche({ enableTelemetry: false });
-const opts = { serverURL, retries: { strategy: "none" } };
 const statuses = {};
 let pages = 0;
 for (const nodeId of args.nodeIds) {

@@ -1,14 +1,8 @@
 // The official SDK (@avalanche-sdk/chainkit 0.3.13) against our /v1/webhooks: all ten
 // operations, each answer parsed by the SDK's own schemas; a second key sees none of them.
 // Usage: node webhooks.mjs <serverURL> <json args>. Prints one JSON line; exits 1 on failure.
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, serverURL } from "./sdk.mjs";
 
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
-const opts = { serverURL, retries: { strategy: "none" } };
 const mine = new Avalanche({ enableTelemetry: false, apiKey: args.key });
 const theirs = new Avalanche({ enableTelemetry: false, apiKey: args.otherKey });
 const wh = mine.webhooks;

@@ -2,14 +2,8 @@
 // webhooks (primary_network_address_activity, validator_activity): each request built and each
 // answer parsed by the SDK's own schemas.
 // Usage: node webhooks_primary.mjs <serverURL> <json args>. Prints one JSON line; exits 1 on failure.
-import { createRequire } from "node:module";
-import path from "node:path";
+import { args, Avalanche, opts, serverURL } from "./sdk.mjs";
 
-const [, , serverURL, rawArgs] = process.argv;
-const args = JSON.parse(rawArgs);
-const require = createRequire(path.join(args.toolsDir, "package.json"));
-const { Avalanche } = await import(require.resolve("@avalanche-sdk/chainkit"));
-const opts = { serverURL, retries: { strategy: "none" } };
 const wh = new Avalanche({ enableTelemetry: false, apiKey: args.key }).webhooks;
 const out = {};
 let step = "";
