@@ -508,15 +508,16 @@ def _keyed_by_block(table: Table) -> bool:
     return "block_number" in names or (table.name == "evm_blocks" and "number" in names)
 
 
-def write_new_rows(conn: Connection, new: bool, write: Callable[[], None]) -> None:
-    """Run `write` (bulk_insert_ignore calls). `new`: the rows come from blocks above every
-    block the chain has stored (the writer checked), so in a table keyed by block none can meet
-    a stored key, and on PostgreSQL they go by COPY straight into their tables instead of
-    through a staging table and an INSERT ... SELECT ... ON CONFLICT DO NOTHING (each row
-    written once instead of twice, two statements fewer per table). In a savepoint: should
-    the batch hold one key twice (unique violation), its rows are written again the usual way,
-    which skips the repeats as before. SQLite, and rows that are not new, the usual way."""
-    if not new or conn.dialect.name != "postgresql":
+def write_new_rows(conn: Connection, new: Callable[[], bool], write: Callable[[], None]) -> None:
+    """Run `write` (bulk_insert_ignore calls). `new()` (asked on PostgreSQL only: SQLite has
+    no faster path for new rows): the rows come from blocks above every block the chain has
+    stored, so in a table keyed by block none can meet a stored key, and they go by COPY
+    straight into their tables instead of through a staging table and an INSERT ... SELECT ...
+    ON CONFLICT DO NOTHING (each row written once instead of twice, two statements fewer per
+    table). In a savepoint: should the batch hold one key twice (unique violation), its rows
+    are written again the usual way, which skips the repeats as before. SQLite, and rows that
+    are not new, the usual way."""
+    if conn.dialect.name != "postgresql" or not new():
         write()
         return
     from psycopg.errors import UniqueViolation

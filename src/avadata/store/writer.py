@@ -96,8 +96,9 @@ def write_prepared_in(
     if carried is not None:
         carried.begin(batch.chain_id, batch.first_block, batch.last_block)
 
-    new = _above_stored(conn, batch)
-    dialect.write_new_rows(conn, new, lambda: _write_rows(conn, batch, base_txs))
+    dialect.write_new_rows(
+        conn, lambda: _above_stored(conn, batch), lambda: _write_rows(conn, batch, base_txs)
+    )
     _write_tokens(conn, batch.chain_id, batch.tokens)
     _write_balances(conn, batch, carried)
 
