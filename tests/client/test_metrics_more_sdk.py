@@ -1,8 +1,9 @@
 """The official SDK (@avalanche-sdk/chainkit 0.3.13) against the Metrics API's newer routes:
 its zod schemas parse every answer (rolling windows, staking series paged to the end, L1 fee
 series, validators:getAddresses paged, ICM), the values it parsed equal a second computation
-(the oracle for rolling windows, plain HTTP for the rest, themselves checked in
-tests/metrics/test_primary_metrics.py), and bad IDs come back as its typed errors."""
+(for rolling windows the oracle and the per-request sum over the window's buckets; plain HTTP
+for the rest, itself checked in tests/metrics/test_primary_metrics.py), and bad IDs come back
+as its typed errors."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ import pytest
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import cb58_encode
 from avadata.devnet.primary.node import NodeOptions, PrimaryNode
-from avadata.metrics.rolling import ROLLING_METRICS
+from avadata.metrics.rolling import DISTINCT_KIND, ROLLING_METRICS
 from avadata.records.primary import PRIMARY_SUBNET
 from avadata.settings import Settings
-from avadata.store.metrics import l1_reads
+from avadata.store.metrics import l1_reads, series_reads
 from avadata.store.metrics.rollup_writer import apply_metrics
 from avadata.store.writer import mark_chain, write_evm_batch
 from tests.api.http import TestClient
+from tests.metrics.rolling_per_request import per_request
 from tests.metrics.synth import history
 from tests.metrics.test_primary_metrics import CONFIG
 from tests.metrics.test_rolling import _expected
@@ -46,7 +48,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
         write_evm_batch(engine, b, appliers=[apply_metrics])
     with engine.connect() as conn:
         vid, subnet, node_id = l1_reads.validations(conn)[0]
-    ids = {"validationId": vid, "subnetId": subnet, "nodeId": node_id}
+        scope = series_reads.resolve_scope(conn, "11")
+        assert scope is not None
+        # The second computation of the windows served from running totals.
+        summed = [m for m in ROLLING_METRICS if m not in DISTINCT_KIND]
+        rolling = {m: per_request(conn, scope, m) for m in summed}
+    ids = {"validationId": vid, "subnetId": subnet, "nodeId": node_id, "rolling": rolling}
     settings = Settings(db_url=str(engine.url), page_token_secret="test-secret-0123456789")
     engine.dispose()
     app = create_app(settings)
@@ -78,6 +85,8 @@ def test_sdk_parses_the_newer_metrics_routes(server, tmp_path: Path) -> None:
         want = _expected(facts["history"].oracle, m.value)
         assert got.keys() == want.keys(), m
         assert all(math.isclose(got[w], want[w], rel_tol=1e-9) for w in want), m
+        again = facts["rolling"].get(m, want)
+        assert all(math.isclose(got[w], again[w], rel_tol=1e-9) for w in want), m
 
     def http(url: str, key: str = "results") -> list:
         items, token = [], None

@@ -73,8 +73,9 @@ def test_unbuilt_aggregate_answers_503_over_http(tmp_path: Path) -> None:
         write_evm_batch(eng, b)
     with eng.begin() as conn:
         conn.exec_driver_sql(
-            "INSERT INTO metric_sums VALUES "
-            "(3, 'd', 0, 0, 0, 0, '0', '0', '0', 0, NULL, NULL, 0, 0)"
+            "INSERT INTO metric_sums (chain_id, interval, bucket, blocks, txs, gas_used, fees, "
+            "gas_price_sum, gas_price_max, contracts, first_ts, last_ts, max_tps, max_gps) "
+            "VALUES (3, 'd', 0, 0, 0, 0, '0', '0', '0', 0, NULL, NULL, 0, 0)"
         )
     eng.dispose()
     with TestClient(create_app(Settings(db_url=url)), raise_server_exceptions=False) as client:

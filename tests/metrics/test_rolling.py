@@ -1,18 +1,24 @@
 """Rolling-window metrics: every window of every metric and scope equals the oracle over the
-window's blocks (tests/metrics/oracle.py, no avadata arithmetic), on both engines, and again
-after `avadata metrics rebuild` recomputed the rollups."""
+window's blocks (tests/metrics/oracle.py, no avadata arithmetic) and, for the sum and max
+metrics, exactly the per-request computation over every bucket of the window
+(rolling_per_request.py: the served values come from the rollup's running totals), on both
+engines, and again after `avadata metrics rebuild` recomputed the rollups."""
 
 from __future__ import annotations
 
+import importlib
 import math
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select, update
 
 from avadata.api.metrics.rolling import rolling_values
 from avadata.metrics.catalog import MetricName
+from avadata.metrics.rolling import DISTINCT_KIND, RUNNING_FIELDS
 from avadata.store.metrics import series_reads
 from avadata.store.metrics.rebuild import rebuild
+from avadata.store.schema import metric_sums
 from tests.metrics import oracle
+from tests.metrics.rolling_per_request import per_request
 from tests.metrics.test_rollup_oracle import CHAINS, _load
 
 HOUR, DAY = 3600, 86400
@@ -57,14 +63,39 @@ def _check(engine: Engine, hs: dict) -> None:
             ):  # fmt: skip
                 got = rolling_values(conn, scope, MetricName(metric))
                 want = _expected(blocks, metric)
+                if MetricName(metric) not in DISTINCT_KIND:
+                    assert got == per_request(conn, scope, MetricName(metric)), (key, metric)
                 assert got.keys() == want.keys(), (key, metric)
                 for w in want:
                     assert math.isclose(got[w], want[w], rel_tol=1e-12), (key, metric, w)
 
 
+def _running_columns(engine: Engine) -> list[tuple[object, ...]]:
+    c = metric_sums.c
+    keys = (c.chain_id, c.interval, c.bucket)
+    run = [c[f"run_{f}"] for f in RUNNING_FIELDS]
+    with engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(select(*keys, *run).order_by(*keys))]
+
+
+def _revision_fills_them_alike(engine: Engine) -> None:
+    """Revision 0023 computes the running totals of a store rolled up before it: the same
+    values the rollup keeps batch by batch."""
+    kept = _running_columns(engine)
+    assert any(r[3] for r in kept)
+    with engine.begin() as conn:
+        conn.execute(update(metric_sums).values({f"run_{f}": 0 for f in RUNNING_FIELDS}))
+        revision = importlib.import_module(
+            "avadata.store.migrations.versions.20261125_0023_metric_sums_running_totals"
+        )
+        revision._fill_running_totals(conn)
+    assert _running_columns(engine) == kept
+
+
 def test_rolling_windows_equal_the_oracle_and_survive_rebuild(engine: Engine) -> None:
     hs = _load(engine, days=40)
     _check(engine, hs)
+    _revision_fills_them_alike(engine)
     rebuild(engine, chunk_blocks=101)
     _check(engine, hs)
 

@@ -235,10 +235,12 @@ def latency(
         "avgTps day x365": ("avgTps", {"timeInterval": "day", "pageSize": 365}),
         "activeAddresses week": ("activeAddresses", {"timeInterval": "week"}),
         "feesPaid day x100": ("feesPaid", {"timeInterval": "day"}),
-        # Every window of one metric per kind: sums (hourly and daily rows), rates, distinct
-        # counts (the last-seen rows of the week's addresses), deployers (day resolution).
+        # Every window of one metric per kind: sums and rates (running totals), maxima (a MAX
+        # over the window's rows), distinct counts (the last-seen rows of the week's
+        # addresses), deployers (day resolution).
         "rolling txCount": ("rolling:txCount", {}),
         "rolling avgTps": ("rolling:avgTps", {}),
+        "rolling maxTps": ("rolling:maxTps", {}),
         "rolling activeAddresses": ("rolling:activeAddresses", {}),
         "rolling deployers": ("rolling:deployers", {}),
         **(extra or {}),

@@ -85,12 +85,18 @@ class BucketSums:
     # Largest maxTps / maxGps sample seen in the bucket (see `block_sample`).
     max_tps: float = 0.0
     max_gps: float = 0.0
+    # The timeMilliseconds of the bucket's first and last block (sub-second blocks, ACP-226);
+    # None where that block's header has none (or it was rolled up before revision 0023).
+    first_ms: int | None = None
+    last_ms: int | None = None
 
     def sample(self, tps: float, gps: float) -> None:
         self.max_tps = max(self.max_tps, tps)
         self.max_gps = max(self.max_gps, gps)
 
     def merge(self, b: BlockStats) -> None:
+        """Fold in `b`, a block after every block folded in so far (a chain's blocks arrive
+        in order): on a timestamp tie the earlier block stays first and `b` becomes last."""
         self.blocks += 1
         self.txs += b.tx_count
         self.gas_used += b.gas_used
@@ -98,10 +104,11 @@ class BucketSums:
         self.gas_price_sum += b.gas_price_sum
         self.gas_price_max = max(self.gas_price_max, b.gas_price_max)
         self.contracts += b.contracts
-        self.first_ts = b.timestamp if self.first_ts is None else min(self.first_ts, b.timestamp)
-        self.last_ts = b.timestamp if self.last_ts is None else max(self.last_ts, b.timestamp)
+        self._ends(b.timestamp, b.time_ms, b.timestamp, b.time_ms)
 
     def add(self, o: BucketSums) -> None:
+        """Fold in `o`: of the same chain, its blocks come after these (ties as in `merge`);
+        over several chains only the timestamps' min and max mean anything."""
         self.blocks += o.blocks
         self.txs += o.txs
         self.gas_used += o.gas_used
@@ -109,11 +116,15 @@ class BucketSums:
         self.gas_price_sum += o.gas_price_sum
         self.gas_price_max = max(self.gas_price_max, o.gas_price_max)
         self.contracts += o.contracts
-        for ts in (o.first_ts, o.last_ts):
-            if ts is not None:
-                self.first_ts = ts if self.first_ts is None else min(self.first_ts, ts)
-                self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
+        if o.first_ts is not None and o.last_ts is not None:
+            self._ends(o.first_ts, o.first_ms, o.last_ts, o.last_ms)
         self.sample(o.max_tps, o.max_gps)
+
+    def _ends(self, first: int, first_ms: int | None, last: int, last_ms: int | None) -> None:
+        if self.first_ts is None or first < self.first_ts:
+            self.first_ts, self.first_ms = first, first_ms
+        if self.last_ts is None or last >= self.last_ts:
+            self.last_ts, self.last_ms = last, last_ms
 
 
 class BlockLike(Protocol):
@@ -259,6 +270,20 @@ def bucket_sums(blocks: Iterable[BlockStats]) -> dict[tuple[Interval, int], Buck
 def rate(amount: int, seconds: int) -> float:
     """amount per second; 0.0 for an empty or non-positive span (see docs/metrics.md)."""
     return amount / seconds if seconds > 0 else 0.0
+
+
+# A block's time: (timestamp in seconds, timeMilliseconds or None).
+Stamp = tuple[int, int | None]
+
+
+def span_rate(amount: int, start: Stamp, end: Stamp) -> float:
+    """avgTps/avgGps: amount per second over the span from `start` to `end`, in milliseconds
+    where both ends carry them (sub-second blocks), else in whole seconds; 0.0 for an empty
+    or non-positive span."""
+    (start_s, start_ms), (end_s, end_ms) = start, end
+    if start_ms is not None and end_ms is not None:
+        return amount * 1000 / (end_ms - start_ms) if end_ms > start_ms else 0.0
+    return rate(amount, end_s - start_s)
 
 
 def block_sample(

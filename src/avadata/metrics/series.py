@@ -21,7 +21,8 @@ from avadata.metrics.rollup import (
     KIND_DEPLOYER,
     KIND_SENDER,
     BucketSums,
-    rate,
+    Stamp,
+    span_rate,
 )
 from avadata.metrics.sums import Number
 
@@ -74,25 +75,26 @@ def running(
 
 def avg_rates(
     per_chain: dict[int, dict[int, BucketSums]],
-    last_before: dict[int, int | None],
+    last_before: dict[int, Stamp | None],
     stamps_desc: list[int],
     tps: bool,
 ) -> list[tuple[int, Number]]:
     """avgTps/avgGps per day, added up over the scope's chains.
 
     The span runs from the last block before the day (the previous day's last block, or an
-    earlier one across days without blocks; `last_before` holds each chain's last block
-    timestamp before the oldest day) to the day's last block; on the first day with blocks
-    there is no earlier block, so it runs from the day's first block.
+    earlier one across days without blocks; `last_before` holds each chain's last block's
+    time before the oldest day) to the day's last block; on the first day with blocks there
+    is no earlier block, so it runs from the day's first block. Spans are in milliseconds
+    where both ends' headers carry them (`rollup.span_rate`).
     """
     values = dict.fromkeys(stamps_desc, 0.0)
     for chain_id, rows in per_chain.items():
-        prev_last = last_before[chain_id]
+        prev = last_before[chain_id]
         for t in reversed(stamps_desc):
             r = rows.get(t)
             if r is None or r.blocks == 0 or r.last_ts is None or r.first_ts is None:
                 continue
-            ref = prev_last if prev_last is not None else r.first_ts
-            values[t] += rate(r.txs if tps else r.gas_used, r.last_ts - ref)
-            prev_last = r.last_ts
+            start = prev if prev is not None else (r.first_ts, r.first_ms)
+            prev = (r.last_ts, r.last_ms)
+            values[t] += span_rate(r.txs if tps else r.gas_used, start, prev)
     return [(t, values[t]) for t in stamps_desc]

@@ -63,8 +63,8 @@ NEEDS: dict[MetricName, tuple[str, ...]] = {
     MetricName.MAX_GAS_PRICE: ("gas_price_max",),
     MetricName.MAX_TPS: ("max_tps",),
     MetricName.MAX_GPS: ("max_gps",),
-    MetricName.AVG_TPS: ("blocks", "txs", "first_ts", "last_ts"),
-    MetricName.AVG_GPS: ("blocks", "gas_used", "first_ts", "last_ts"),
+    MetricName.AVG_TPS: ("blocks", "txs", "first_ts", "last_ts", "first_ms", "last_ms"),
+    MetricName.AVG_GPS: ("blocks", "gas_used", "first_ts", "last_ts", "first_ms", "last_ms"),
     MetricName.CUMULATIVE_TX_COUNT: ("txs",),
     MetricName.CUMULATIVE_CONTRACTS: ("contracts",),
 }

@@ -424,6 +424,17 @@ metric_sums = Table(
     # Largest per-block sample (txs or gas over the time since the previous block).
     Column("max_tps", Float(precision=53), nullable=False),
     Column("max_gps", Float(precision=53), nullable=False),
+    # timeMilliseconds of the bucket's first and last block (sub-second blocks, ACP-226); NULL
+    # where that block's header has none, or it was rolled up before revision 0023.
+    Column("first_ms", BigInteger),
+    Column("last_ms", BigInteger),
+    # Running totals of the chain's buckets of this interval up to and including this one:
+    # a rolling window's sum is the newest bucket's total minus the one before the window.
+    Column("run_txs", BigInteger, nullable=False, server_default=text("0")),
+    Column("run_gas_used", BigInteger, nullable=False, server_default=text("0")),
+    Column("run_fees", U256(), nullable=False, server_default=text("0")),
+    Column("run_gas_price_sum", U256(), nullable=False, server_default=text("0")),
+    Column("run_contracts", BigInteger, nullable=False, server_default=text("0")),
     PrimaryKeyConstraint("chain_id", "interval", "bucket"),
 )
 

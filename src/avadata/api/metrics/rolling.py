@@ -42,25 +42,30 @@ def _metric(name: str) -> MetricName:
 
 def rolling_values(conn: Connection, scope: Scope, metric: MetricName) -> dict[str, Number]:
     """Every window's value of `metric` in `scope` ({} when the scope has no blocks)."""
-    newest = {i: rolling_reads.newest_bucket(conn, scope, i) for i in (Interval.HOUR, Interval.DAY)}
-    if newest[Interval.HOUR] is None:
+    newest = {i: rolling_reads.newest_rows(conn, scope, i) for i in (Interval.HOUR, Interval.DAY)}
+    if not newest[Interval.HOUR]:
         return {}
+    last = {i: max(r.bucket for r in rows.values()) for i, rows in newest.items()}
     out: dict[str, Number] = {}
     kind = rolling.DISTINCT_KIND.get(metric)
     if kind is not None:
         # Last-seen rows are per chain, so an aggregate not yet built is exact here too.
         for name, (interval, count) in rolling.distinct_windows(metric).items():
-            last = newest[interval]
-            assert last is not None
-            first = rolling.first_bucket(last, interval, count)
+            first = rolling.first_bucket(last[interval], interval, count)
             out[name] = rolling_reads.distinct_since(conn, scope, kind, first)
         return out
+    column = rolling.LARGEST.get(metric)
+    if column is not None:
+        for w in rolling.WINDOWS:
+            first = rolling.first_bucket(last[w.interval], w.interval, w.buckets)
+            top = rolling_reads.largest(conn, scope, w.interval, column, first, last[w.interval])
+            out[w.name] = rolling.largest_value(metric, top)
+        return out
+    starts = rolling_reads.first_blocks(conn, list(newest[Interval.DAY]))
     for w in rolling.WINDOWS:
-        last = newest[w.interval]
-        assert last is not None
-        first = rolling.first_bucket(last, w.interval, w.buckets)
-        sums, before = rolling_reads.window_sums(conn, scope, w.interval, first, last)
-        out[w.name] = rolling.window_value(metric, sums, before)
+        first = rolling.first_bucket(last[w.interval], w.interval, w.buckets)
+        chains = rolling_reads.chain_windows(conn, newest[w.interval], starts, w.interval, first)
+        out[w.name] = rolling.summed_value(metric, chains, first)
     return out
 
 

@@ -10,16 +10,19 @@ together.
 Invariants (why a replayed or re-indexed range changes nothing):
 - additive sums move only for blocks whose `metric_blocks` row was new (INSERT .. ON CONFLICT
   DO NOTHING .. RETURNING says which), and max samples are idempotent;
-- distinct counts move only for what is new (membership.py).
+- distinct counts move only for what is new (membership.py);
+- each row's running totals (run_*) are those of the buckets before it plus its own, carried
+  forward from the first bucket a batch changes.
 Sums are read FOR UPDATE first, so two writers (two chains feeding `total` on PostgreSQL)
 serialise instead of losing updates.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
+from sqlalchemy import BigInteger, Connection, and_, bindparam, func, literal, select, update
 
 from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
+from avadata.metrics.rolling import RUNNING_FIELDS, running_totals
 from avadata.metrics.rollup import (
     BlockStats,
     BucketSums,
@@ -31,7 +34,7 @@ from avadata.metrics.rollup import (
 from avadata.records import EvmBatch
 from avadata.store import dialect
 from avadata.store.batch_cache import Carried
-from avadata.store.metrics.driver_sql import chunks, insert_new
+from avadata.store.metrics.driver_sql import insert_new
 from avadata.store.metrics.membership import distinct, materialize
 from avadata.store.metrics.scope_rows import scopes_for
 from avadata.store.schema import metric_blocks, metric_sums
@@ -118,52 +121,43 @@ _SUM_COLS = (
     "last_ts",
     "max_tps",
     "max_gps",
+    "first_ms",
+    "last_ms",
 )
+_RUN_COLS = tuple(f"run_{f}" for f in RUNNING_FIELDS)
 
 
 def _write_sums(
     conn: Connection, chain_id: int, deltas: dict[tuple[Interval, int], BucketSums]
 ) -> None:
-    """Add `deltas` to the stored sums (read-modify-write: U256 is never summed in SQL)."""
+    """Add `deltas` to the stored sums (read-modify-write: U256 is never summed in SQL) and
+    carry the running totals from the bucket before the first changed one onwards: a chain's
+    new blocks come after its stored ones, so that is the changed buckets alone."""
     if not deltas:
         return
-    s = metric_sums.c
     zero = {c: 0 for c in _SUM_COLS} | {"first_ts": None, "last_ts": None, "max_tps": 0.0}
-    zero["max_gps"] = 0.0
-    keys = [(i.code, b) for i, b in deltas]
+    zero |= {"max_gps": 0.0, "first_ms": None, "last_ms": None}
     conn.execute(
         dialect.insert_or_ignore(conn, metric_sums),
-        [{"chain_id": chain_id, "interval": i, "bucket": b, **zero} for i, b in keys],
+        [{"chain_id": chain_id, "interval": i.code, "bucket": b, **zero} for i, b in deltas],
     )
-    stored: dict[tuple[str, int], BucketSums] = {}
-    for part in chunks(keys):
-        q = (
-            select(metric_sums)
-            .where(s.chain_id == chain_id, tuple_(s.interval, s.bucket).in_(list(part)))
-            .with_for_update()
-        )
-        for r in conn.execute(q):
-            stored[(r.interval, r.bucket)] = BucketSums(
-                blocks=r.blocks,
-                txs=r.txs,
-                gas_used=r.gas_used,
-                fees=r.fees,
-                gas_price_sum=r.gas_price_sum,
-                gas_price_max=r.gas_price_max,
-                contracts=r.contracts,
-                first_ts=r.first_ts,
-                last_ts=r.last_ts,
-                max_tps=r.max_tps,
-                max_gps=r.max_gps,
-            )
-    params = []
+    by_interval: dict[Interval, dict[int, BucketSums]] = {}
     for (interval, bucket), d in deltas.items():
-        row = stored[(interval.code, bucket)]
-        row.add(d)
-        params.append(
-            {"k_chain": chain_id, "k_interval": interval.code, "k_bucket": bucket}
-            | {c: getattr(row, c) for c in _SUM_COLS}
-        )
+        by_interval.setdefault(interval, {})[bucket] = d
+    params = []
+    for interval, changed in by_interval.items():
+        before, rows = _rows_from(conn, chain_id, interval, min(changed))
+        for bucket, row in rows:
+            if bucket in changed:
+                row.add(changed[bucket])
+        runs = running_totals(before, (r[1] for r in rows))
+        for (bucket, row), run in zip(rows, runs, strict=True):
+            params.append(
+                {"k_chain": chain_id, "k_interval": interval.code, "k_bucket": bucket}
+                | {c: getattr(row, c) for c in _SUM_COLS}
+                | dict(zip(_RUN_COLS, run, strict=True))
+            )
+    s = metric_sums.c
     stmt = (
         update(metric_sums)
         .where(
@@ -173,6 +167,35 @@ def _write_sums(
                 s.bucket == bindparam("k_bucket"),
             )
         )
-        .values({c: bindparam(c) for c in _SUM_COLS})
+        .values({c: bindparam(c) for c in _SUM_COLS + _RUN_COLS})
     )
     conn.execute(stmt, params)
+
+
+def _rows_from(
+    conn: Connection, chain_id: int, interval: Interval, lo: int
+) -> tuple[tuple[int, ...] | None, list[tuple[int, BucketSums]]]:
+    """The running totals through the chain's last bucket before `lo` (None: none) and its
+    stored buckets from `lo` on, ascending, locked for the update."""
+    s, p = metric_sums.c, metric_sums.alias("prev").c  # the alias: no correlation
+    prev = select(func.max(p.bucket)).where(
+        p.chain_id == chain_id, p.interval == interval.code, p.bucket < lo
+    )
+    q = (
+        select(metric_sums)
+        .where(
+            s.chain_id == chain_id,
+            s.interval == interval.code,
+            s.bucket >= func.coalesce(prev.scalar_subquery(), literal(lo, BigInteger)),
+        )
+        .order_by(s.bucket)
+        .with_for_update()
+    )
+    before = None
+    rows = []
+    for r in conn.execute(q):
+        if r.bucket < lo:
+            before = tuple(int(getattr(r, c)) for c in _RUN_COLS)
+            continue
+        rows.append((int(r.bucket), BucketSums(**{c: getattr(r, c) for c in _SUM_COLS})))
+    return before, rows

@@ -15,6 +15,7 @@ from sqlalchemy import Connection, func, select
 from avadata.metrics import buckets
 from avadata.metrics.buckets import Interval
 from avadata.metrics.catalog import CUMULATIVE_CONTRACTS_INCLUDES_DAY, MetricName
+from avadata.metrics.rollup import Stamp
 from avadata.metrics.scopes import AGGREGATES, key_of
 from avadata.metrics.series import (
     CUMULATIVE_DISTINCT,
@@ -135,7 +136,7 @@ def points(
         for c in scope.chain_ids
     }
     if metric in (MetricName.AVG_TPS, MetricName.AVG_GPS):
-        last_before = {c: _last_ts_before(conn, c, stamps[-1]) for c in per_chain}
+        last_before = {c: _last_block_before(conn, c, stamps[-1]) for c in per_chain}
         return avg_rates(per_chain, last_before, stamps, metric is MetricName.AVG_TPS)
     if metric is MetricName.CUMULATIVE_TX_COUNT:
         base = _sum_before(conn, scope, "txs", oldest)
@@ -208,11 +209,14 @@ def _sum_before(conn: Connection, scope: Scope, column: str, day: int) -> int:
     return int(conn.execute(q).scalar_one())
 
 
-def _last_ts_before(conn: Connection, chain_id: int, day: int) -> int | None:
+def _last_block_before(conn: Connection, chain_id: int, day: int) -> Stamp | None:
+    """The time of the chain's last block before `day`: its last day row's (a chain's blocks
+    never go back in time), one index seek."""
     s = metric_sums.c
-    v = conn.execute(
-        select(func.max(s.last_ts)).where(
-            s.chain_id == chain_id, s.interval == Interval.DAY.code, s.bucket < day
-        )
-    ).scalar()
-    return None if v is None else int(v)
+    r = conn.execute(
+        select(s.last_ts, s.last_ms)
+        .where(s.chain_id == chain_id, s.interval == Interval.DAY.code, s.bucket < day)
+        .order_by(s.bucket.desc())
+        .limit(1)
+    ).first()
+    return None if r is None or r.last_ts is None else (int(r.last_ts), r.last_ms)
