@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 from sqlalchemy import Engine
 
+from avadata.api.metrics.rolling import rolling_values
 from avadata.decode.evm import decode_block
 from avadata.metrics.buckets import DAY, Interval
 from avadata.metrics.catalog import MetricName
@@ -22,6 +23,7 @@ from avadata.store.metrics.rebuild import rebuild
 from avadata.store.metrics.rollup_writer import apply_metrics
 from avadata.store.writer import mark_chain, write_evm_batch
 from tests.metrics import oracle
+from tests.metrics.rolling_per_request import WINDOWS, per_request
 from tests.metrics.synth import history
 
 
@@ -59,33 +61,89 @@ def _want(ms: dict[int, int], txs: dict[int, int]) -> dict[int, float]:
     return out
 
 
-def _served(engine: Engine) -> dict[int, float]:
-    return _served_chain(engine, 9)
+def _avg_over(ms: dict[int, int], txs: dict[int, int], lo: int, hi: int) -> float:
+    """avgTps over the blocks stamped in [lo, hi) seconds: their txs over the milliseconds
+    from the last block before them (else the first of them) to the last of them."""
+    inside = [n for n in sorted(ms) if lo <= ms[n] // 1000 < hi]
+    if not inside:
+        return 0.0
+    before = [n for n in ms if ms[n] // 1000 < lo]
+    start = ms[max(before)] if before else ms[inside[0]]
+    span = ms[inside[-1]] - start
+    return sum(txs[n] for n in inside) * 1000 / span if span > 0 else 0.0
 
 
-def _served_chain(engine: Engine, chain_id: int) -> dict[int, float]:
+def _want_avg(ms: dict[int, int], txs: dict[int, int]) -> dict[int, float]:
+    """avgTps per day from the millisecond times."""
+    days = {ms[n] // 1000 // DAY * DAY for n in ms}
+    return {d: _avg_over(ms, txs, d, d + DAY) for d in days}
+
+
+def _want_rolling_avg(ms: dict[int, int], txs: dict[int, int]) -> dict[str, float]:
+    newest = max(ms.values()) // 1000
+    out = {}
+    for name, interval, count in WINDOWS:
+        step = 3600 if interval is Interval.HOUR else DAY
+        last = newest - newest % step
+        lo = -1 if count is None else last - (count - 1) * step
+        out[name] = _avg_over(ms, txs, lo, last + step)
+    return out
+
+
+def _served(engine: Engine, metric: MetricName = MetricName.MAX_TPS) -> dict[int, float]:
+    return _served_chain(engine, 9, metric)
+
+
+def _served_chain(
+    engine: Engine, chain_id: int, metric: MetricName = MetricName.MAX_TPS
+) -> dict[int, float]:
     with engine.connect() as conn:
         scope = series_reads.resolve_scope(conn, str(chain_id))
         assert scope is not None
         ext = series_reads.extent(conn, scope, Interval.DAY)
         assert ext is not None
-        return dict(series_reads.points(conn, scope, MetricName.MAX_TPS, Interval.DAY, *ext))
+        return dict(series_reads.points(conn, scope, metric, Interval.DAY, *ext))
 
 
-def test_max_tps_uses_millisecond_headers(engine: Engine) -> None:
+def _close(got: dict, want: dict) -> bool:
+    return got.keys() >= want.keys() and all(
+        math.isclose(got[k], want[k], rel_tol=1e-12) for k in want
+    )
+
+
+def _rolling_avg(engine: Engine, chain_id: int) -> dict[str, float]:
+    """The served rolling avgTps, checked equal to the per-request computation."""
+    with engine.connect() as conn:
+        scope = series_reads.resolve_scope(conn, str(chain_id))
+        assert scope is not None
+        got = rolling_values(conn, scope, MetricName.AVG_TPS)
+        assert got == per_request(conn, scope, MetricName.AVG_TPS)
+        return got
+
+
+def test_rates_use_millisecond_headers(engine: Engine) -> None:
     batches, ms, txs, whole_seconds = _millisecond_history()
     mark_chain(engine, 9, network="testnet")
     for b in batches:
         write_evm_batch(engine, b, appliers=[apply_metrics])
     want = _want(ms, txs)
     got = _served(engine)
-    assert got.keys() >= want.keys()
-    assert all(math.isclose(got[d], want[d], rel_tol=1e-12) for d in want), (got, want)
+    assert _close(got, want), (got, want)
     # With whole seconds (the oracle's one-second rule) the same chain's maxTps is lower.
     seconds = oracle.series(whole_seconds, "maxTps", "day")
     assert any(seconds[d] < want[d] for d in want), "no day where milliseconds matter"
+    # avgTps spans run between millisecond times too: per day and per rolling window.
+    avg = _served(engine, MetricName.AVG_TPS)
+    want_avg = _want_avg(ms, txs)
+    assert _close(avg, want_avg), (avg, want_avg)
+    avg_seconds = oracle.series(whole_seconds, "avgTps", "day")
+    assert any(not math.isclose(avg_seconds[d], want_avg[d], rel_tol=1e-9) for d in want_avg)
+    rolling = _rolling_avg(engine, 9)
+    assert _close(rolling, _want_rolling_avg(ms, txs)), rolling
     rebuild(engine)
     assert _served(engine) == got
+    assert _served(engine, MetricName.AVG_TPS) == avg
+    assert _rolling_avg(engine, 9) == rolling
 
 
 def test_decode_reads_time_milliseconds() -> None:
@@ -109,62 +167,54 @@ def test_decode_reads_time_milliseconds() -> None:
     assert batch.blocks[0].time_ms is None
 
 
-def test_a_sub_second_devnet_chain_through_the_facade(tmp_path: Path) -> None:
-    """An automining anvil fed transactions back to back mines several blocks per second; the
-    facade serves them with millisecond headers. Indexed through the facade, the chain's maxTps
-    is the one the facade's own headers give (read here as raw JSON), higher than whole
-    seconds would make it."""
-    from avadata.devnet.evm.anvil import AnvilOptions, start_anvil
-    from avadata.devnet.facade.routes import ChainRoute
-    from avadata.devnet.facade.server import FacadeServer
-    from avadata.devnet.facade.subsecond import millisecond_methods
+def test_the_devnet_sub_second_chain(tmp_path: Path) -> None:
+    """`avadata devnet --subsecond`'s chain (alone here, without the primary network) mines
+    its history in bursts of blocks sharing a second, and the facade serves them with
+    millisecond headers. Indexed through the facade, the chain's maxTps and avgTps are the
+    ones the facade's own headers give (read here as raw JSON), not what whole seconds give."""
+    from avadata.devnet.evm.traffic import TrafficConfig
+    from avadata.devnet.network import SUBSECOND_CHAIN, Devnet, DevnetConfig
     from avadata.indexer.appliers import ROLLUP
     from avadata.indexer.run import RunOptions, index_chains
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate
 
-    chain_id = 99977
-    anvil = start_anvil(AnvilOptions(chain_id=chain_id, automine=True))
-    server = FacadeServer(
-        [ChainRoute("fast", chain_id, anvil.rpc_url, (), millisecond_methods(anvil.rpc_url))],
-        port=0,
+    history = TrafficConfig(days=2, blocks=24, txs_per_block=3, accounts=30, start_timestamp=0)
+    config = DevnetConfig(
+        port=0, chains=(SUBSECOND_CHAIN,), history=history, live_interval=None, primary=None
     )
-    try:
-        with httpx.Client(timeout=30) as http:
+    chain_id = SUBSECOND_CHAIN.chain_id
+    engine = make_engine(f"sqlite:///{tmp_path / 'fast.db'}")
+    migrate(engine)
+    mark_chain(engine, chain_id, network="testnet")
+    with Devnet(config) as net, httpx.Client(timeout=30) as http:
+        url = net.rpc_urls[SUBSECOND_CHAIN.name]
 
-            def rpc(url: str, method: str, *params: Any) -> Any:
-                body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
-                return http.post(url, json=body).json()["result"]
+        def block(n: int) -> Any:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "eth_getBlockByNumber"}
+            return http.post(url, json=body | {"params": [hex(n), False]}).json()["result"]
 
-            sender, to = rpc(anvil.rpc_url, "eth_accounts")[:2]
-            for _ in range(40):
-                rpc(
-                    anvil.rpc_url, "eth_sendTransaction", {"from": sender, "to": to, "value": "0x1"}
-                )
-            server.start()
-            url = server.rpc_url("fast")
-            head = int(rpc(url, "eth_blockNumber"), 16)
-            blocks = [rpc(url, "eth_getBlockByNumber", hex(n), False) for n in range(head + 1)]
-        engine = make_engine(f"sqlite:///{tmp_path / 'fast.db'}")
-        migrate(engine)
-        mark_chain(engine, chain_id, network="testnet")
+        head = net.chains[SUBSECOND_CHAIN.name].ledger.last_block
+        blocks = [block(n) for n in range(head + 1)]
         options = RunOptions(once=True, chunk_blocks=7, fetch_process=False)
         asyncio.run(index_chains(engine, [url], options, appliers=[ROLLUP]))
-    finally:
-        server.stop()
-        anvil.stop()
     ms = {int(b["number"], 16): int(b["timeMilliseconds"], 16) for b in blocks}
+    seconds = {int(b["number"], 16): int(b["timestamp"], 16) * 1000 for b in blocks}
     txs = {int(b["number"], 16): len(b["transactions"]) for b in blocks}
-    assert all(ms[n] // 1000 == int(b["timestamp"], 16) for n, b in enumerate(blocks))
-    assert any(ms[n] % 1000 for n in ms), "anvil mined no two blocks in one second"
-    want = _want(ms, txs)
-    seconds = {int(b["timestamp"], 16) // DAY * DAY: 0.0 for b in blocks}
-    for n in range(1, head + 1):
-        ts, prev = int(blocks[n]["timestamp"], 16), int(blocks[n - 1]["timestamp"], 16)
-        day = ts - ts % DAY
-        seconds[day] = max(seconds[day], txs[n] / max(ts - prev, 1))
-    got = _served_chain(engine, chain_id)
+    assert all(ms[n] // 1000 == seconds[n] // 1000 for n in ms)
+    assert any(ms[n] % 1000 for n in ms), "no two blocks in one second"
+    got = {m: _served_chain(engine, chain_id, m) for m in (MetricName.MAX_TPS, MetricName.AVG_TPS)}
+    rolling = _rolling_avg(engine, chain_id)
     engine.dispose()
-    assert got.keys() >= want.keys()
-    assert all(math.isclose(got[d], want[d], rel_tol=1e-12) for d in want), (got, want)
-    assert any(want[d] > seconds[d] for d in want)
+    want, want_avg = _want(ms, txs), _want_avg(ms, txs)
+    assert _close(got[MetricName.MAX_TPS], want) and _close(got[MetricName.AVG_TPS], want_avg)
+    assert _close(rolling, _want_rolling_avg(ms, txs))
+    # Whole seconds (every block of a second counts one) give a lower maxTps, another avgTps.
+    whole: dict[int, float] = {}
+    for n in sorted(seconds)[1:]:
+        day = seconds[n] // 1000 // DAY * DAY
+        sample = txs[n] / max((seconds[n] - seconds[n - 1]) // 1000, 1)
+        whole[day] = max(whole.get(day, 0.0), sample)
+    assert any(v < want[d] for d, v in whole.items())
+    in_seconds = _want_avg(seconds, txs)
+    assert any(not math.isclose(v, want_avg[d], rel_tol=1e-9) for d, v in in_seconds.items())

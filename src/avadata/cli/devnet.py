@@ -25,7 +25,9 @@ HELP = (
     "does. Then serves it all behind a node facade "
     "(/ext/bc/C/rpc, /ext/bc/<chain ID or name>/rpc, /ext/index/{P/block, X/block, X/tx, "
     "X/vtx, C/block}, /ext/health) and adds a few live blocks "
-    "every --live-interval seconds. The same --seed on the same day gives the same chains. "
+    "every --live-interval seconds. With --subsecond, a fourth chain (fast, 99903) mines "
+    "several blocks a second and its headers carry timeMilliseconds, as Granite's do. "
+    "The same --seed on the same day gives the same chains. "
     "With --data-dir the chains are saved on exit and reloaded, not regenerated, next time. "
     "Prints the RPC URLs and runs until Ctrl-C."
     "\n\n"
@@ -62,10 +64,17 @@ def devnet(
         bool,
         typer.Option(help="start even if the index is or would become incomplete"),
     ] = False,
+    subsecond: Annotated[
+        bool,
+        typer.Option(
+            help="add the L1 fast (chain 99903): several blocks a second, served with "
+            "millisecond headers (timeMilliseconds, ACP-226)"
+        ),
+    ] = False,
 ) -> None:
     from avadata.cli.ports import check_free
     from avadata.devnet.evm.traffic import TrafficConfig
-    from avadata.devnet.network import Devnet, DevnetConfig
+    from avadata.devnet.network import Devnet, DevnetConfig, devnet_chains
     from avadata.devnet.primary.index_store import IndexConfigError
 
     if port:  # 0: any free port
@@ -74,6 +83,7 @@ def devnet(
         port=port,
         data_dir=data_dir,
         seed=seed,
+        chains=devnet_chains(subsecond),
         history=TrafficConfig(
             seed=seed, days=days, blocks=blocks, txs_per_block=txs_per_block, start_timestamp=0
         ),

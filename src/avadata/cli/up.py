@@ -62,6 +62,9 @@ def up(
         int, typer.Option(help="node facade port (/ext/bc/..., /ext/index/...)")
     ] = 9650,
     seed: Annotated[int, typer.Option(help="traffic generator seed")] = 1,
+    subsecond: Annotated[
+        bool, typer.Option(help="add the devnet's sub-second L1 (avadata devnet --subsecond)")
+    ] = False,
 ) -> None:
     db = _preflight(data_dir, port, node_port)
     exe = [sys.executable, "-m", "avadata"]
@@ -76,13 +79,14 @@ def up(
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         devnet_args = ["--port", str(node_port), "--data-dir", str(data_dir / "devnet")]
+        devnet_args += ["--subsecond"] if subsecond else []
         devnet = start("devnet", *devnet_args, "--seed", str(seed))
         chain_id = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}
         _wait_http(f"{node}/ext/bc/C/rpc", "devnet", devnet, 300, json=chain_id)
         index_args = ["--db", db, "--node", node]
         # What no node API tells (an L1's own gas token): the devnet writes it in its chains file.
         index_args += ["--chains", str(data_dir / "devnet" / "chains.toml")]
-        for url in _evm_rpc_urls(node):
+        for url in _evm_rpc_urls(node, subsecond):
             index_args += ["--rpc", url]
         start("index", *index_args)
         # The devnet's NFT metadata is served on 127.0.0.1: the worker may fetch from it.
@@ -163,8 +167,8 @@ def _banner(port: int, node: str, db: str) -> str:
     )
 
 
-def _evm_rpc_urls(node: str) -> list[str]:
+def _evm_rpc_urls(node: str, subsecond: bool = False) -> list[str]:
     """The devnet's EVM chains behind the facade: the C-chain and every L1."""
-    from avadata.devnet.network import evm_rpc_paths
+    from avadata.devnet.network import devnet_chains, evm_rpc_paths
 
-    return [f"{node}{path}" for path in evm_rpc_paths()]
+    return [f"{node}{path}" for path in evm_rpc_paths(devnet_chains(subsecond))]

@@ -7,9 +7,10 @@ On start, each chain gets an anvil and a seeded history (or, with a data dir tha
 holds one, the anvil reloads its saved state and the history is not regenerated); then the
 primary-network node (primary/node.py: P/X simulators, C-chain containers, the persisted
 index) starts over the same days; then the facade serves every chain, the Index API, the
-validators and platform APIs and the subnet-EVM extras on one port; then, in live mode, a
-thread mines a small block of traffic on each chain every `live_interval` seconds at
-wall-clock time, and the node adds P, X and C containers at the same pace.
+validators and platform APIs and the subnet-EVM extras on one port (a sub-second chain's
+blocks with millisecond headers); then, in live mode, a thread mines a small block of traffic
+on each chain every `live_interval` seconds at wall-clock time (a burst of blocks in one second
+on a sub-second chain), and the node adds P, X and C containers at the same pace.
 
 Invariant: `stop()` leaves no process behind and, with a data dir, saves each chain's state
 (anvil writes it on SIGTERM) and ledger.
@@ -39,6 +40,7 @@ from avadata.devnet.facade.pnode_routes import node_routes
 from avadata.devnet.facade.routes import ChainRoute
 from avadata.devnet.facade.server import HOST, FacadeServer
 from avadata.devnet.facade.subnet_evm import subnet_evm_methods
+from avadata.devnet.facade.subsecond import millisecond_methods
 from avadata.devnet.primary.network_ids import C_CHAIN_ID as C_CHAIN_BLOCKCHAIN_ID
 from avadata.devnet.primary.node import NodeOptions, PrimaryNode
 from avadata.devnet.primary.simulator import L1Spec, PrimaryConfig
@@ -54,10 +56,13 @@ class DevnetCancelled(Exception):
 
 @dataclass(frozen=True)
 class ChainSpec:
-    """One EVM chain: `name` is "C" for the C-chain, the L1's URL alias otherwise."""
+    """One EVM chain: `name` is "C" for the C-chain, the L1's URL alias otherwise.
+    `subsecond`: several blocks a second (SUBSECOND_BURST), served with the millisecond
+    headers of Granite (ACP-226, facade/subsecond.py)."""
 
     name: str
     chain_id: int
+    subsecond: bool = False
 
 
 DEFAULT_CHAINS = (
@@ -65,12 +70,23 @@ DEFAULT_CHAINS = (
     ChainSpec("alpha", 99901),
     ChainSpec("beta", 99902),
 )
+# The L1 `avadata devnet --subsecond` adds, and how many blocks it mines in each second.
+SUBSECOND_CHAIN = ChainSpec("fast", 99903, subsecond=True)
+SUBSECOND_BURST = 4
+
+
+def devnet_chains(subsecond: bool = False) -> tuple[ChainSpec, ...]:
+    """The devnet's EVM chains: the default three, and the sub-second L1 when asked."""
+    return (*DEFAULT_CHAINS, SUBSECOND_CHAIN) if subsecond else DEFAULT_CHAINS
 
 
 def _route(chain: DevnetChain) -> ChainRoute:
-    """A chain behind the facade; the C-chain answers eth_getChainConfig as coreth does."""
+    """A chain behind the facade; the C-chain answers eth_getChainConfig as coreth does, a
+    sub-second chain's blocks carry timeMilliseconds."""
     spec = chain.spec
     methods = coreth_methods(spec.chain_id) if spec.name == "C" else {}
+    if spec.subsecond:
+        methods = {**methods, **millisecond_methods(chain.anvil.rpc_url)}
     return ChainRoute(spec.name, spec.chain_id, chain.anvil.rpc_url, local_methods=methods)
 
 
@@ -204,7 +220,7 @@ class Devnet:
             config = node.sim.evm_config(route.name)
         if chain is None or config is None:
             return route
-        methods = subnet_evm_methods(config, route.upstream)
+        methods = {**subnet_evm_methods(config, route.upstream), **route.local_methods}
         return replace(route, aliases=(cb58_encode(chain),), local_methods=methods)
 
     def _start_chains(self, progress: Callable[[str, int, int], None] | None) -> None:
@@ -238,6 +254,8 @@ class Devnet:
     ) -> DevnetChain:
         history = self.config.history
         history = replace(history, seed=self.config.seed, start_timestamp=self._history_start())
+        if spec.subsecond:
+            history = replace(history, burst=SUBSECOND_BURST)
         paths = self._paths(spec)
         resume = None
         if paths is not None and paths[0].exists():

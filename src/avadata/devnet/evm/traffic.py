@@ -47,6 +47,9 @@ class TrafficConfig:
     txs_per_block: int = 10
     start_timestamp: int = DEFAULT_START
     accounts: int = 1_000
+    # Blocks mined in each second the plan gives (each live block too): more than 1 makes a
+    # sub-second chain, whose blocks share their second (devnet --subsecond).
+    burst: int = 1
 
 
 SMALL = TrafficConfig()  # ~300 blocks, ~3,000 txs, 45 days: the test chain
@@ -129,8 +132,10 @@ class TrafficGenerator:
         `others_ok`: the block may also hold transactions someone else sent (live mode on a
         devnet that users also talk to); they are not in the ledger.
         """
-        if timestamp <= self.last_timestamp:
-            raise TrafficError(f"timestamp {timestamp} not after {self.last_timestamp}")
+        # A sub-second chain's blocks may share a second; others' seconds strictly increase.
+        earliest = self.last_timestamp + (0 if self.config.burst > 1 else 1)
+        if timestamp < earliest:
+            raise TrafficError(f"timestamp {timestamp} before {earliest}")
         hashes = self.rpc.batch([("eth_sendTransaction", [t.params]) for t in txs])
         self.rpc.call("evm_mine", [timestamp])
         self.head += 1
@@ -240,7 +245,10 @@ class TrafficGenerator:
         self.rpc.call("evm_setAutomine", [False])
         schedule = plan(self.rng, cfg.blocks, cfg.days, cfg.start_timestamp)
         self.ledger.empty_days = schedule.empty_days
-        times = iter(schedule.timestamps)
+        # In bursts, each block takes the second of the first block of its burst.
+        burst = max(cfg.burst, 1)
+        planned = schedule.timestamps
+        times = iter([planned[i - i % burst] for i in range(len(planned))])
         done = 0
         for block in _pack(self.setup_txs()):
             self.mine(block, next(times))
@@ -271,9 +279,14 @@ class TrafficGenerator:
         return txs
 
     def mine_live_block(self, size: int = 5, timestamp: int | None = None) -> int:
-        """One more block of traffic now (live mode): wall-clock time, or just after the last."""
+        """One more block of traffic now (live mode): wall-clock time, or just after the last;
+        a burst of `config.burst` blocks in that second on a sub-second chain. Returns the
+        last block's number."""
         when = timestamp or max(int(time.time()), self.last_timestamp + 1)
-        return self.mine(self.traffic_block(size), when, others_ok=True)
+        head = self.head
+        for _ in range(max(self.config.burst, 1)):
+            head = self.mine(self.traffic_block(size), when, others_ok=True)
+        return head
 
 
 def _mined(record: ContractRecord, tx_hash: str, block: int) -> ContractRecord:
