@@ -196,7 +196,7 @@ def test_the_devnet_sub_second_chain(tmp_path: Path) -> None:
 
         head = net.chains[SUBSECOND_CHAIN.name].ledger.last_block
         blocks = [block(n) for n in range(head + 1)]
-        options = RunOptions(once=True, chunk_blocks=7, fetch_process=False)
+        options = RunOptions(once=True, chunk_blocks=100, fetch_process=False)
         asyncio.run(index_chains(engine, [url], options, appliers=[ROLLUP]))
     ms = {int(b["number"], 16): int(b["timeMilliseconds"], 16) for b in blocks}
     seconds = {int(b["number"], 16): int(b["timestamp"], 16) * 1000 for b in blocks}
