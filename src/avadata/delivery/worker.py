@@ -51,8 +51,11 @@ from avadata.store.webhooks.registry import Webhook
 
 log = logging.getLogger(__name__)
 
-# Messages read per webhook per read.
+# Messages read per webhook per read; with many webhooks fewer, so that all lanes together
+# hold about MESSAGES_HELD waiting messages (bodies in memory), never fewer than MIN_BATCH.
 BATCH = 100
+MESSAGES_HELD = 20_000
+MIN_BATCH = 10
 # Acknowledged positions reach the store at most about this late, all lanes' in one
 # transaction (the indexer holds SQLite's one write lock for long stretches). A crash sends
 # the messages of that last stretch again, under the same messageIds.
@@ -303,8 +306,9 @@ class DeliveryWorker:
             lane.reading = True
             views.append((lane, lane.gen, lane.reader_view(), self._heads.get(lane.hook.follows)))
         try:
+            limit = max(MIN_BATCH, min(BATCH, MESSAGES_HELD // max(1, len(self._lanes))))
             found = await asyncio.to_thread(
-                next_messages_many, self.engine, [v for _, _, v, _ in views], BATCH
+                next_messages_many, self.engine, [v for _, _, v, _ in views], limit
             )
         except Exception:
             log.exception("webhook delivery: cannot read the webhooks' events")
