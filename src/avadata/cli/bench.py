@@ -302,12 +302,7 @@ def events(
         float, typer.Option(help="the indexer's --poll (its safety net beside eth_subscribe)")
     ] = 2.0,
     ingest_blocks: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            help="then backfill this many blocks twice: with no webhook, and with --hooks "
-            "webhooks delivering every block (0: skip)",
-        ),
+        int, typer.Option(min=0, help="then backfill this many blocks without, then with, --hooks")
     ] = 0,
     write_docs: WriteDocs = True,
 ) -> None:
