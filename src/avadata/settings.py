@@ -88,6 +88,8 @@ class Settings(BaseSettings):
     webhook_retry_max_s: float = Field(default=600.0, gt=0)
     # How often the delivery worker looks for new blocks and webhooks.
     webhook_poll_s: float = Field(default=0.2, gt=0)
+    # POSTs in flight at once across all webhooks (one webhook's are always one at a time).
+    webhook_concurrency: int = Field(default=64, ge=1)
     # The delivery lease (`serve` and `index` both host a worker; one delivers): held this
     # long per renewal, renewed every third of it; a standby takes over within this long of
     # the holder's death (kill -9).

@@ -9,6 +9,7 @@ staking tx names, the staker each reward tx ends)."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ from tests.support.receiver import Arrival, receiving
 # The simulated network indexed, its ledger recorded (a module fixture of its own here).
 world = links.world
 ORDER = ("P", "X", "C")
+PRIMARY = "primary_network_address_activity"
 STAKERS = (
     "AddValidatorTx",
     "AddDelegatorTx",
@@ -212,8 +214,19 @@ def _l1_nodes(world: World) -> set[str]:
     return {node_id_str(n) for n in out}
 
 
-def test_validator_activity_matches_the_signed_txs(world: World, hooks: Any) -> None:
-    c, headers, hook_url, rec = hooks
+def _node_hook(url: str, node: str, subs: list[str], **more: str) -> dict[str, Any]:
+    """A validator_activity creation request watching `node` for `subs`."""
+    meta = {"keyType": "nodeId", "keys": [node], "subEvents": {"validatorActivitySubEvents": subs}}
+    return {
+        "eventType": "validator_activity",
+        "url": url,
+        "network": "fuji",
+        "metadata": {**meta, **more},
+    }
+
+
+def _watched_node(world: World) -> tuple[str, set[str]]:
+    """A rewarded staker's node that never was an L1 validator, and the txs that concern it."""
     nodes = _staker_nodes(world)
     l1 = _l1_nodes(world)
     by_node = Counter(n for ns in nodes.values() for n in ns if n not in l1)
@@ -224,20 +237,16 @@ def test_validator_activity_matches_the_signed_txs(world: World, hooks: Any) -> 
         if t in world.ledger.unsigned and _kind(world, t) == "RewardValidatorTx"
     }
     node = next(n for n, _ in by_node.most_common() if n in rewarded)
-    want = {tx for tx, ns in nodes.items() if node in ns}
+    return node, {tx for tx, ns in nodes.items() if node in ns}
+
+
+def test_validator_activity_matches_the_signed_txs(world: World, hooks: Any) -> None:
+    c, headers, hook_url, rec = hooks
+    node, want = _watched_node(world)
     kinds = {type(world.ledger.unsigned[t]).__name__ for t in want}
     assert len(want) >= 4 and "RewardValidatorTx" in kinds, kinds
     subs = ["validator_stake", "delegator_stake", "reward_distribution", "validator_removed"]
-    body = {
-        "eventType": "validator_activity",
-        "url": hook_url,
-        "network": "fuji",
-        "metadata": {
-            "keyType": "nodeId",
-            "keys": [node],
-            "subEvents": {"validatorActivitySubEvents": subs},
-        },
-    }
+    body = _node_hook(hook_url, node, subs)
     wid = _create(c, headers, body)
     got = _wait_for(rec, wid, want)
     assert {a.tx_hash for a in got} == want
@@ -380,3 +389,176 @@ def test_l1_validator_activity_by_subnet(world: World, hooks: Any) -> None:
             assert event["eventType"] == want[a.tx_hash], (a.tx_hash, event["eventType"])
         if event["eventType"].startswith("l1_"):
             assert event["validationIds"]
+
+
+def _read_stream(
+    http: Any, url: str, headers: dict[str, str], count: int, last: str | None
+) -> list[tuple[str, bytes]]:
+    """The first `count` (id, data) events of the stream at `url`, resumed after `last`."""
+    if last is not None:
+        headers = {**headers, "Last-Event-ID": last}
+    out: list[tuple[str, bytes]] = []
+    event_id = ""
+    with http.stream("GET", url, headers=headers) as r:
+        assert r.status_code == 200, r.read()
+        for line in r.iter_lines():
+            if line.startswith("id: "):
+                event_id = line[4:]
+            elif line.startswith("data: "):
+                out.append((event_id, line[6:].encode()))
+            if len(out) == count and line == "":
+                break
+    return out
+
+
+def test_the_stream_of_a_validator_webhook_sends_its_posts_and_resumes(
+    world: World, hooks: Any
+) -> None:
+    """GET /v1/events/stream?webhookId= of a validator_activity webhook: the very bodies the
+    worker POSTed, in the same order, each with the P-chain position as its id; a reconnect
+    with Last-Event-ID continues after it. An ad hoc filter (nodeIds, subEvents) gives the
+    same events; its bad parameters are 400s naming them."""
+    import httpx
+
+    from avadata.api.app import create_app
+    from tests.support.server import serving
+
+    c, headers, hook_url, rec = hooks
+    node, want = _watched_node(world)
+    subs = ["validator_stake", "delegator_stake", "reward_distribution", "validator_removed"]
+    wid = _create(c, headers, _node_hook(hook_url, node, subs))
+    posted = [a.raw for a in _wait_for(rec, wid, want)]
+    settings = Settings(db_url=world.urls[ORDER], webhook_poll_s=0.05)
+    with serving(create_app(settings)) as base, httpx.Client(timeout=30) as http:
+        stream = f"{base}/v1/events/stream?webhookId={wid}&fromBlock=0"
+        first = _read_stream(http, stream, headers, 2, None)
+        rest = _read_stream(http, stream, headers, len(posted) - 2, first[-1][0])
+        assert [d for _, d in first + rest] == posted
+        ids = [tuple(map(int, i.split("-"))) for i, _ in first + rest]
+        assert ids == sorted(ids) and len(set(ids)) == len(ids)
+        query = (
+            f"eventType=validator_activity&network=fuji&nodeIds={node}"
+            f"&subEvents={','.join(subs)}&fromBlock=0"
+        )
+        ad_hoc = _read_stream(http, f"{base}/v1/events/stream?{query}", {}, len(posted), None)
+        assert [json.loads(d)["event"] for _, d in ad_hoc] == [
+            json.loads(p)["event"] for p in posted
+        ]
+        for bad, name in (
+            ("eventType=validator_activity&network=fuji&nodeIds=NodeID-xyz", "nodeIds[0]"),
+            ("eventType=validator_activity&nodeIds=" + node, "network"),
+            (f"eventType=validator_activity&network=fuji&nodeIds={node}&subEvents=x", "subEvents"),
+            (f"eventType={PRIMARY}&network=fuji&chainId=p-chain", "addresses"),
+        ):
+            r = http.get(f"{base}/v1/events/stream?{bad}")
+            assert r.status_code == 400 and name in r.json()["message"], (bad, r.text)
+
+
+def test_the_stream_of_primary_addresses_ad_hoc(world: World, hooks: Any) -> None:
+    """An ad hoc primary_network_address_activity stream (chainId, addresses) gives the txs
+    the ledger says touch the addresses, as the webhook messages shape them."""
+    import httpx
+
+    from avadata.api.app import create_app
+    from tests.support.server import serving
+
+    watched = {bech32_address(u.address, "fuji") for u in world.sim.keys.users[:2]}
+    want: set[str] = set()
+    for a in watched:
+        want |= expected(world, "P", a)
+    assert want
+    keys = ",".join(sorted(f"P-{a}" for a in watched))
+    query = f"eventType={PRIMARY}&network=fuji&chainId=p-chain&addresses={keys}"
+    settings = Settings(db_url=world.urls[ORDER], webhook_poll_s=0.05)
+    with serving(create_app(settings)) as base, httpx.Client(timeout=30) as http:
+        url = f"{base}/v1/events/stream?{query}&fromBlock=0"
+        got = _read_stream(http, url, {}, len(want), None)
+    messages = [json.loads(d) for _, d in got]
+    assert {m["event"]["transaction"]["txHash"] for m in messages} == want
+    assert all(m["eventType"] == "primary_network_address_activity" for m in messages)
+
+
+def _running_down(world: World) -> tuple[Any, int, int, int]:
+    """An active L1 validation, a threshold a hundred seconds of fee below its balance as of
+    its last top-up, and when and in which block that balance fell below it, by the
+    simulator's own fee (its `remaining`, searched second by second) and block times."""
+    from avadata.devnet.primary.pchain_state import L1_FEE_PER_SECOND
+
+    state = world.sim.p.state
+    last_time = max(t for _, t in state.heights)
+    for v in state.l1_validators.values():
+        limit = v.balance - 100 * L1_FEE_PER_SECOND
+        if v.disabled or limit <= 0:
+            continue
+        at = v.updated
+        while v.remaining(at) >= limit:
+            at += 1
+        if at <= last_time:
+            height = min(h for h, t in state.heights if t >= at)
+            return v, limit, at, height
+    raise AssertionError("no active L1 validation of the devnet to watch")
+
+
+def test_l1_balance_threshold_reached(world: World, hooks: Any) -> None:
+    """validator_activity with l1_validator_balance_threshold and a threshold: one message
+    when the validator's fee balance falls below it, placed at the first P-chain block at or
+    after that second; a malformed or missing threshold is a 400 naming it."""
+    from avadata.devnet.primary.pchain_state import L1_FEE_PER_SECOND
+
+    c, headers, hook_url, rec = hooks
+    v, limit, at, height = _running_down(world)
+    node = node_id_str(v.node_id)
+    body = _node_hook(
+        hook_url,
+        node,
+        ["l1_validator_balance_threshold"],
+        l1ValidatorFeeBalanceThreshold=str(limit),
+    )
+    wid = _create(c, headers, body)
+    vid = cb58_encode(v.validation_id)
+
+    def since_top_up() -> list[Arrival]:
+        # Earlier crossings (before the last top-up lifted the balance back) are not checked.
+        return [
+            a
+            for a in _mine(rec, wid)
+            if a.message["event"]["validationIds"] == [vid]
+            and a.message["event"]["timestamp"] > v.updated
+        ]
+
+    deadline = time.monotonic() + 60
+    while not since_top_up():
+        assert time.monotonic() < deadline, "no threshold message"
+        time.sleep(0.05)
+    time.sleep(0.5)  # nothing else may come
+    got = since_top_up()
+    assert len(got) == 1, [a.message for a in got]
+    event = got[0].message["event"]
+    assert event["eventType"] == "l1_validator_balance_threshold"
+    assert event["nodeIds"] == [node] and event["subnetIds"] == [cb58_encode(v.subnet_id)]
+    assert (event["timestamp"], event["blockNumber"]) == (at, str(height))
+    # The simulator also charges a balance's last part-second (below one second's fee) when
+    # it runs out; avalanchego, and the replay, keep it: the two may differ by less than that.
+    assert 0 <= int(event["balance"]) - v.remaining(at) < L1_FEE_PER_SECOND
+    assert event["threshold"] == str(limit)
+    secret = c.get("/v1/webhooks:getSharedSecret", headers=headers).json()["secret"]
+    every = _mine(rec, wid)  # earlier crossings too: once each, in order, signed
+    assert len({a.message["messageId"] for a in every}) == len(every)
+    events = [a.message["event"] for a in every]
+    seen = [(int(e["blockNumber"]), e["timestamp"]) for e in events]
+    assert seen == sorted(seen)
+    for a in every:
+        assert a.message["webhookId"] == wid and a.message["eventType"] == "validator_activity"
+        verify(secret, a.raw, a.headers)
+    meta = body["metadata"]
+    for bad in ("12a", "-1", str(2**64), 5):
+        r = c.post(
+            "/v1/webhooks",
+            json={**body, "metadata": {**meta, "l1ValidatorFeeBalanceThreshold": bad}},
+            headers=headers,
+        )
+        assert r.status_code == 400, (bad, r.text)
+        assert "metadata.l1ValidatorFeeBalanceThreshold" in r.json()["message"], r.text
+    missing = {k: val for k, val in meta.items() if k != "l1ValidatorFeeBalanceThreshold"}
+    r = c.post("/v1/webhooks", json={**body, "metadata": missing}, headers=headers)
+    assert r.status_code == 400 and "l1ValidatorFeeBalanceThreshold" in r.text, r.text

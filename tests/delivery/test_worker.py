@@ -38,9 +38,9 @@ def store(tmp_path: Path) -> Iterator[tuple[str, Chain, Engine]]:
     writer.dispose()
 
 
-def _hook(writer: Engine, url: str) -> str:
+def _hook(writer: Engine, url: str, webhook_id: str = "wh-1") -> str:
     new = NewWebhook("address_activity", CHAIN_ID, url, "", "", False, False, (), WATCHED)
-    hook = registry.create(writer, "owner1", new, "wh-1")
+    hook = registry.create(writer, "owner1", new, webhook_id)
     registry.rewind(writer, "owner1", hook.webhook_id, 0)
     return hook.webhook_id
 
@@ -222,3 +222,51 @@ def test_deliveries_counted_on_the_serving_process_metrics(store) -> None:
     }
     assert samples == {"acknowledged": len(rec.arrivals()), "failed": 3, "refused": 0}
     assert rec.calls == len(rec.arrivals()) + 3
+
+
+def test_many_webhooks_go_side_by_side_and_a_failing_one_holds_back_only_itself(
+    store, monkeypatch
+) -> None:
+    """Twenty webhooks on one receiver that answers each POST after 0.1 s, one of them always
+    with a 500: every other one gets its messages once, in chain order, in a fraction of the
+    time one POST at a time would take; the failing one is retried meanwhile; the cursors are
+    written a round at a time (several webhooks per write), each at its last message."""
+    url, chain, writer = store
+    expected = [h for _, h in _expected(chain)]
+    writes: list[int] = []
+    real = registry.advance_many
+
+    def counted(engine: Engine, moves: Any, holder: str) -> set[str]:
+        writes.append(len(moves))
+        return real(engine, moves, holder)
+
+    monkeypatch.setattr(registry, "advance_many", counted)
+
+    def policy(_n: int, m: dict[str, Any]) -> tuple[str, float, int]:
+        return ("sleep", 0.1, 500 if m["webhookId"] == "wh-00" else 200)
+
+    with receiving(policy) as (rec, hook_url):
+        ids = [_hook(writer, hook_url, f"wh-{i:02d}") for i in range(20)]
+        worker = _worker(url, writer)
+        t0 = time.monotonic()
+        worker.start()
+        try:
+            _wait(lambda: len(rec.arrivals()) >= 19 * len(expected))
+            elapsed = time.monotonic() - t0
+            time.sleep(0.5)
+        finally:
+            worker.stop()
+        by_hook: dict[str, list[str]] = {}
+        for a in rec.arrivals():
+            by_hook.setdefault(a.message["webhookId"], []).append(a.tx_hash)
+    assert sorted(by_hook) == ids[1:]
+    assert all(got == expected for got in by_hook.values())
+    assert rec.calls > len(rec.arrivals()) + 3  # wh-00 retried all along
+    assert elapsed < 19 * len(expected) * 0.1 / 4, elapsed
+    assert max(writes) > 1, writes
+    last = _expected(chain)[-1][0]
+    for wid in ids[1:]:
+        hook = registry.get(writer, None, wid)
+        assert hook is not None and hook.cursor == last
+    failing = registry.get(writer, None, "wh-00")
+    assert failing is not None and failing.cursor == (-1, registry.BLOCK_DONE)

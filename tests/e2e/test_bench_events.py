@@ -18,3 +18,14 @@ def test_a_tiny_run_sees_every_block_on_every_path() -> None:
     assert max((*r.webhook_ms, *r.stream_ms, *r.api_ms)) < 30_000, r
     text = events.report(r, "test machine", "avadata bench events --txs 3")
     assert "| block accepted → webhook POST received | 3/3 |" in text
+
+
+def test_a_tiny_ingest_run_measures_the_backfill_with_webhooks_delivering() -> None:
+    """The ingest half (`--ingest-blocks`): a filled chain backfilled while two webhooks
+    deliver every block; the report compares it with a run without (made up here)."""
+    run = events.ingest(blocks=40, hooks=2, poll=2.0)
+    assert run.hooks == 2 and run.blocks_per_s > 0
+    assert 0 < run.blocks <= 40
+    none = events.Ingest(0, run.blocks, run.blocks_per_s * 2, 0)
+    text = "\n".join(events._ingest_rows((none, run)))
+    assert "| 2 | " in text and "50% of the rate with none" in text

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from avadata.devnet.facade.routes import ChainRoute
+from avadata.devnet.facade.server import FacadeServer
 from avadata.indexer.run import RunOptions, index_chains
 from avadata.sources.heads import HeadWatcher
 from avadata.store import cursors
@@ -34,16 +36,14 @@ async def _caught_up(engine: object, head: int, timeout: float) -> float:
     raise AssertionError(f"block {head} not indexed within {timeout} s")
 
 
-def test_new_heads_are_pushed_over_websocket(anvil, engine_factory) -> None:
-    node = Node(anvil.rpc_url)
-    send_transfers(node, 2)
-    engine = engine_factory()
-    poll = 30.0  # a block indexed in well under this was pushed, not polled for
+def _pushed_lags(url: str, node: Node, engine: object, poll: float) -> list[float]:
+    """Seconds from each of five sends to its block in the store, an indexer following `url`
+    with a `poll` period."""
 
     async def scenario() -> list[float]:
         stop = asyncio.Event()
         options = RunOptions(once=False, poll_seconds=poll, fetch_process=False)
-        task = asyncio.create_task(index_chains(engine, [anvil.rpc_url], options, stop_event=stop))
+        task = asyncio.create_task(index_chains(engine, [url], options, stop_event=stop))
         await _caught_up(engine, node.head(), 30)
         await asyncio.sleep(0.5)  # the subscription is up
         lags = []
@@ -54,7 +54,31 @@ def test_new_heads_are_pushed_over_websocket(anvil, engine_factory) -> None:
         await task
         return lags
 
-    lags = asyncio.run(scenario())
+    return asyncio.run(scenario())
+
+
+def test_new_heads_are_pushed_over_websocket(anvil, engine_factory) -> None:
+    node = Node(anvil.rpc_url)
+    send_transfers(node, 2)
+    engine = engine_factory()
+    # A block indexed in well under the poll period was pushed, not polled for.
+    lags = _pushed_lags(anvil.rpc_url, node, engine, poll=30.0)
+    assert max(lags) < 2.0, lags
+    assert _stored_hashes(engine) == [b["hash"] for b in node.blocks(node.head())]
+
+
+def test_new_heads_are_pushed_through_the_node_facade(anvil, engine_factory) -> None:
+    """`avadata up`'s indexer follows the devnet's facade (/ext/bc/C/rpc): its /ext/bc/C/ws
+    hands the subscription on to anvil, so heads are pushed there too."""
+    node = Node(anvil.rpc_url)
+    send_transfers(node, 2)
+    engine = engine_factory()
+    facade = FacadeServer([ChainRoute("C", CHAIN, anvil.rpc_url)], port=0)
+    facade.start()
+    try:
+        lags = _pushed_lags(facade.rpc_url("C"), node, engine, poll=30.0)
+    finally:
+        facade.stop()
     assert max(lags) < 2.0, lags
     assert _stored_hashes(engine) == [b["hash"] for b in node.blocks(node.head())]
 

@@ -49,6 +49,26 @@ def test_registry_scopes_by_owner_and_guards_the_cursor(engine: Engine) -> None:
     assert registry.read_secret(engine, "k2") is None
 
 
+def test_cursors_move_a_round_at_a_time_only_for_the_lease_holder(engine: Engine) -> None:
+    """advance_many: one transaction for many webhooks; each moves only from where it is, and
+    none moves unless the holder holds the delivery lease; the roster reads them all."""
+    from avadata.store.webhooks import lease
+
+    for i in range(3):
+        registry.create(engine, "k1", _new((ALICE,)), f"id-{i}")
+        registry.rewind(engine, "k1", f"id-{i}", 1)
+    start = (0, BLOCK_DONE)
+    moves = [("id-0", start, (2, 1)), ("id-1", (7, 7), (2, 1)), ("id-2", start, (3, 0))]
+    assert registry.advance_many(engine, moves, "me") == set()  # no lease
+    assert lease.take(engine, lease.DELIVERY, "me", 30)
+    assert registry.advance_many(engine, moves, "me") == {"id-0", "id-2"}
+    assert registry.advance_many(engine, moves, "other") == set()
+    with engine.connect() as conn:
+        roster = {h.webhook_id: h.cursor for h in registry.active(conn)}
+        assert registry.addresses_of(conn, ["id-0", "id-9"]) == {"id-0": [ALICE], "id-9": []}
+    assert roster == {"id-0": (2, 1), "id-1": start, "id-2": (3, 0)}
+
+
 def test_events_page_by_transaction_with_their_rows(engine: Engine) -> None:
     chain = _filled(engine)
     touched = {t.hash for t in chain.txs if BOB in (t.from_address, t.to_address)}

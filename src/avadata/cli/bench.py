@@ -301,18 +301,22 @@ def events(
     poll: Annotated[
         float, typer.Option(help="the indexer's --poll (its safety net beside eth_subscribe)")
     ] = 2.0,
+    ingest_blocks: Annotated[
+        int, typer.Option(min=0, help="then backfill this many blocks without, then with, --hooks")
+    ] = 0,
     write_docs: WriteDocs = True,
 ) -> None:
     """Block accepted → webhook POST, → SSE event, → Data API (p50/p99), on anvil with live
-    blocks behind `avadata index` and `avadata serve`; with --hooks N, messages per second.
+    blocks behind `avadata index` and `avadata serve`; with --hooks N, messages per second;
+    with --ingest-blocks, the indexer's rate with the N webhooks delivering and with none.
 
-    Example: avadata bench events --txs 200 --interval 0.25 --hooks 1
+    Example: avadata bench events --txs 20 --interval 0 --hooks 1000 --ingest-blocks 10000
     """
     from avadata.bench import events as bench
     from avadata.bench.machine import describe
 
-    result = bench.run(txs, interval, hooks, poll)
+    result = bench.run(txs, interval, hooks, poll, ingest_blocks)
     command = (
         f"avadata bench events --txs {txs} --interval {interval:g} --hooks {hooks} --poll {poll:g}"
-    )
+    ) + (f" --ingest-blocks {ingest_blocks}" if ingest_blocks else "")
     _publish("events", bench.report(result, describe(), command), write_docs)

@@ -254,7 +254,14 @@ def _start_delivery(db: str) -> Any:
     from avadata.settings import Settings
     from avadata.store.engine import make_engine
 
-    worker = DeliveryWorker(make_engine(db, read_only=True), make_engine(db), Settings(db_url=db))
+    settings = Settings(db_url=db)
+    # A serve on the same store delivers when there is one: it asks for the lease first.
+    worker = DeliveryWorker(
+        make_engine(db, read_only=True),
+        make_engine(db),
+        settings,
+        defer_s=settings.webhook_lease_s,
+    )
     worker.start()
     return worker
 

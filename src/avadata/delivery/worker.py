@@ -6,21 +6,26 @@ One thread with its own event loop and its own writer engine; the API stays read
 everything else. Of all the workers on one store, only the holder of the delivery lease
 (store/webhooks/lease.py) sends: the others wait to take it over.
 
-Per webhook, one task: read the transactions after the webhook's cursor (up to the chain's
-indexed head), POST each as one message, and move the cursor past it only after a 2xx answer
-(written at most `PERSIST_S` later).
-A message that fails is retried (exponential backoff with jitter, capped, no give-up
-horizon) before any later one is sent: events arrive in chain order.
+Each active webhook has a lane (lanes.py). The keeper loop, every `webhook_poll_s`, renews the
+lease and reads the chains' heads; every `PERSIST_S` it writes all lanes' acknowledged
+positions in one transaction and reads the roster (every active webhook and its cursor, and
+the owners' secrets) in one query. The reader reads the next messages of the lanes whose
+chain moved, many lanes per store call (webhooks that watch the same addresses share one
+read), and starts one sending task per lane: its messages one at a time, in order. POSTs of
+all lanes run side by side, at most `webhook_concurrency` at once (sender.py). A message that
+fails is retried (exponential backoff with jitter, capped, no give-up horizon) before any
+later one of its webhook is sent; the other webhooks go on meanwhile.
 
 Invariants:
 - the cursor is in the store and moves only past acknowledged messages (2xx), so a crash
-  (kill -9 included) loses no event; the message in flight and those acknowledged in the
-  last `PERSIST_S` are sent again, with the same messageIds;
-- a webhook rewound, changed or deactivated while a message waits is reloaded before anything
-  else is sent (`registry.advance` refuses to move a cursor that moved meanwhile).
+  (kill -9 included) loses no event; the message in flight and those acknowledged since the
+  last write (`PERSIST_S`) are sent again, with the same messageIds;
+- a webhook rewound, changed or deactivated while a message of it waits is reloaded before
+  anything else of it is sent (a retry checks the store first, `registry.advance_many`
+  refuses to move a cursor that moved meanwhile, and the roster resets the lane);
 - a worker sends only while its lease has a quarter of its length left, and moves cursors
   only while the store says it holds it, so two processes never deliver the same webhook
-  (apart from the one message in flight when a holder stalls past its lease).
+  (apart from the messages in flight when a holder stalls past its lease).
 """
 
 from __future__ import annotations
@@ -34,12 +39,10 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-import httpx
-
-from avadata.delivery import signing, targets
-from avadata.delivery.pending import Outgoing, next_messages
+from avadata.delivery.lanes import Lane
+from avadata.delivery.pending import Outgoing, next_messages_many
+from avadata.delivery.sender import Sender
 from avadata.settings import Settings
 from avadata.store.primary import webhook_events as primary_events
 from avadata.store.types import Engine
@@ -48,23 +51,19 @@ from avadata.store.webhooks.registry import Webhook
 
 log = logging.getLogger(__name__)
 
-# Messages read per query.
+# Messages read per webhook per read; with many webhooks fewer, so that all lanes together
+# hold about MESSAGES_HELD waiting messages (bodies in memory), never fewer than MIN_BATCH.
 BATCH = 100
-# Acknowledged positions reach the store at most this late (one write per webhook per period,
-# not per message: the indexer holds SQLite's one write lock for long stretches). A crash
-# sends the messages of that last stretch again, under the same messageIds.
+MESSAGES_HELD = 20_000
+MIN_BATCH = 10
+# Acknowledged positions reach the store at most about this late, all lanes' in one
+# transaction (the indexer holds SQLite's one write lock for long stretches). A crash sends
+# the messages of that last stretch again, under the same messageIds.
 PERSIST_S = 0.25
-# A waiting webhook reloads its configuration (addresses, rewinds) at least this often.
+# An idle webhook reads again at least this often (addresses added on a quiet chain).
 _RELOAD_S = 5.0
-
-
-@dataclass(slots=True)
-class _Progress:
-    """One webhook's position: what the store holds, what the receiver acknowledged."""
-
-    persisted: tuple[int, int]
-    acked: tuple[int, int]
-    at: float
+# Lanes read per store call: a thousand due webhooks start sending after the first chunk.
+READ_CHUNK = 64
 
 
 def backoff_s(attempt: int, base: float, cap: float, rand: Callable[[], float]) -> float:
@@ -83,7 +82,11 @@ class DeliveryWorker:
         settings: Settings,
         *,
         rand: Callable[[], float] = random.random,
+        defer_s: float = 0.0,
     ) -> None:
+        """`defer_s`: wait this long before asking for the lease the first time (a following
+        `index` leaves it to a `serve` on the same store: its writer is better off without
+        the deliveries in its process)."""
         # Reads go through `engine` (read-only: on SQLite a writer's every transaction takes
         # the write lock, which the indexer holds for long stretches); cursor moves and a
         # first secret through `writer`.
@@ -91,28 +94,27 @@ class DeliveryWorker:
         self.writer = writer
         self.settings = settings
         self.rand = rand
+        self.sender = Sender(settings)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
+        self._wake = asyncio.Event()
+        # Cursor writes and the roster's read: one at a time (a lane's own write after a
+        # retry must not race the round's).
+        self._store_lock = asyncio.Lock()
+        self._lanes: dict[str, Lane] = {}
         self._heads: dict[int | str, int] = {}
-        self._moved: dict[int | str, asyncio.Event] = {}
+        self._secrets: dict[str, str] = {}
+        self._synced_at = 0.0
         # Who this worker is in the delivery lease, and until when (monotonic) it may send.
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._held_until = 0.0
-        self._renew_at = 0.0
-        # POSTs by outcome since start (GET /metrics of the serving process reads them).
-        self._counts = {"acknowledged": 0, "failed": 0, "refused": 0}
-        self._counts_lock = threading.Lock()
+        self._renew_at = time.monotonic() + defer_s
 
     def counts(self) -> dict[str, int]:
         """Messages POSTed since start, by outcome: acknowledged (2xx), failed (any other
         answer, or none), refused (a target the settings forbid)."""
-        with self._counts_lock:
-            return dict(self._counts)
-
-    def _count(self, outcome: str) -> None:
-        with self._counts_lock:
-            self._counts[outcome] += 1
+        return self.sender.counts()
 
     # -- the thread ------------------------------------------------------------------------
 
@@ -139,21 +141,22 @@ class DeliveryWorker:
         """Deliver until stopped: follow the chains' heads and the roster of active webhooks."""
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        tasks: dict[str, asyncio.Task[None]] = {}
-        async with httpx.AsyncClient(follow_redirects=False) as client:
+        async with self.sender:
+            reader = asyncio.create_task(self._reader())
             try:
                 while not self._stop.is_set():
                     if await self._keep_lease():
-                        await self._poll(client, tasks)
+                        await self._round()
                     else:
-                        _cancel(tasks)
+                        await self._drop_lanes()
                     try:
                         await asyncio.wait_for(self._stop.wait(), self.settings.webhook_poll_s)
                     except TimeoutError:
                         pass
             finally:
-                _cancel(tasks)
-                await asyncio.gather(*tasks.values(), return_exceptions=True)
+                reader.cancel()
+                await asyncio.gather(reader, return_exceptions=True)
+                await self._drop_lanes()
                 if self._held_until:
                     await asyncio.to_thread(self._release)
 
@@ -192,152 +195,210 @@ class DeliveryWorker:
         except Exception:
             log.exception("webhook delivery: cannot release the delivery lease")
 
-    async def _poll(self, client: httpx.AsyncClient, tasks: dict[str, asyncio.Task[None]]) -> None:
+    async def _round(self) -> None:
+        """Read the heads; every `PERSIST_S` write the acknowledged positions and read the
+        roster; then wake the reader."""
         try:
-            heads, active = await asyncio.to_thread(self._read_roster)
+            self._heads = await asyncio.to_thread(self._read_heads)
         except Exception:
             log.exception("webhook delivery: cannot read the store")
             return
-        for chain, head in heads.items():
-            if self._heads.get(chain) != head:
-                self._heads[chain] = head
-                self._moved.pop(chain, asyncio.Event()).set()
-        for wid in active:
-            if wid not in tasks or tasks[wid].done():
-                tasks[wid] = asyncio.create_task(self._deliver(client, wid))
-        for wid in [w for w in tasks if w not in active]:
-            tasks.pop(wid).cancel()
+        now = time.monotonic()
+        if now - self._synced_at >= PERSIST_S:
+            self._synced_at = now
+            async with self._store_lock:
+                await self._persist_all()
+                await self._sync_roster()
+        self._wake.set()
 
-    def _read_roster(self) -> tuple[dict[int | str, int], set[str]]:
+    def _read_heads(self) -> dict[int | str, int]:
         with self.engine.connect() as conn:
             heads: dict[int | str, int] = dict(events.indexed_heads(conn).items())
             heads.update(primary_events.indexed_heads(conn))
-        return heads, set(registry.active_ids(self.engine))
+        return heads
 
-    async def _head_moved(self, chain: int | str) -> None:
-        event = self._moved.setdefault(chain, asyncio.Event())
+    async def _persist_all(self) -> None:
+        """Move every lane's stored cursor to its acknowledged position, in one transaction
+        (the caller holds the store lock). A lane whose move is refused (its cursor moved
+        meanwhile: a rewind) turns stale: the roster resets it."""
+        moves = [
+            (wid, lane.persisted, lane.acked)
+            for wid, lane in self._lanes.items()
+            if lane.acked != lane.persisted and not lane.stale
+        ]
+        if not moves:
+            return
         try:
-            await asyncio.wait_for(event.wait(), _RELOAD_S)
-        except TimeoutError:
-            pass
+            moved = await asyncio.to_thread(registry.advance_many, self.writer, moves, self.holder)
+        except Exception:
+            log.exception("webhook delivery: cannot write the cursors")
+            return
+        for wid, _old, new in moves:
+            lane = self._lanes[wid]
+            if wid in moved:
+                lane.persisted = new
+            else:
+                lane.stale = True
 
-    # -- one webhook -----------------------------------------------------------------------
+    async def _sync_roster(self) -> None:
+        """Lanes for the active webhooks as the store holds them (the caller holds the store
+        lock, so no cursor write of ours is under way)."""
+        try:
+            hooks, found = await asyncio.to_thread(self._read_roster)
+        except Exception:
+            log.exception("webhook delivery: cannot read the webhooks")
+            return
+        self._secrets = found
+        active = {h.webhook_id for h in hooks}
+        for wid in [w for w in self._lanes if w not in active]:
+            self._lanes.pop(wid).cancel()
+        for hook in hooks:
+            lane = self._lanes.get(hook.webhook_id)
+            if lane is None:
+                self._lanes[hook.webhook_id] = Lane.of(hook)
+            else:
+                lane.sync(hook)
 
-    async def _deliver(self, client: httpx.AsyncClient, webhook_id: str) -> None:
+    def _read_roster(self) -> tuple[list[Webhook], dict[str, str]]:
+        with self.engine.connect() as conn:
+            hooks = registry.active(conn)
+            owners = {h.owner for h in hooks}
+            found = registry.secrets_of(conn, owners)
+        for owner in owners - found.keys():  # a webhook is never sent unsigned
+            found[owner] = registry.ensure_secret(self.writer, owner)
+        return hooks, found
+
+    async def _drop_lanes(self) -> None:
+        """Write what was acknowledged (fenced by the lease), then stop every lane."""
+        if not self._lanes:
+            return
+        async with self._store_lock:
+            await self._persist_all()
+        tasks = [lane.task for lane in self._lanes.values() if lane.task is not None]
+        for lane in self._lanes.values():
+            lane.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._lanes.clear()
+
+    # -- reading -----------------------------------------------------------------------------
+
+    async def _reader(self) -> None:
+        """Whenever woken: read the due lanes' next messages, a chunk at a time, and start
+        their sending tasks."""
         while True:
-            try:
-                hook = await asyncio.to_thread(registry.get, self.engine, None, webhook_id)
-                if hook is None or hook.status != "active" or not self.holding():
-                    return
-                pending = await asyncio.to_thread(next_messages, self.engine, hook, BATCH)
-            except Exception:
-                log.exception("webhook %s: cannot read its events", webhook_id)
-                await asyncio.sleep(self.settings.webhook_poll_s)
-                continue
-            if not pending:
-                await self._head_moved(hook.follows)
-                continue
-            progress = _Progress(hook.cursor, hook.cursor, time.monotonic())
-            try:
-                secret = await asyncio.to_thread(self._secret, hook.owner)
-                for ev in pending:
-                    if not await self._send(client, hook, secret, progress, ev):
-                        break
-                else:
-                    await self._persist(hook.webhook_id, progress)
-            except Exception:
-                # No message is lost (the cursor is behind every unacknowledged one); the
-                # store may be busy: read again and go on.
-                log.exception("webhook %s: delivery failed; retrying", webhook_id)
-                await asyncio.sleep(self.settings.webhook_poll_s)
+            await self._wake.wait()
+            self._wake.clear()
+            while self.holding():
+                now = time.monotonic()
+                due = [
+                    lane
+                    for lane in self._lanes.values()
+                    if lane.due(self._heads.get(lane.hook.follows, -1), now, _RELOAD_S)
+                ]
+                if not due:
+                    break
+                await self._read(due[:READ_CHUNK])
 
-    async def _send(
-        self,
-        client: httpx.AsyncClient,
-        hook: Webhook,
-        secret: str,
-        progress: _Progress,
-        ev: Outgoing,
-    ) -> bool:
-        """POST `ev` until a 2xx; False when the webhook changed meanwhile or the lease was
-        lost (the caller reloads it). Acknowledged positions reach the store at most
-        `PERSIST_S` late, at once before a retry waits, and at the end of a batch."""
-        body = ev.body
+    async def _read(self, due: list[Lane]) -> None:
+        now = time.monotonic()
+        views = []
+        for lane in due:
+            lane.reading = True
+            views.append((lane, lane.gen, lane.reader_view(), self._heads.get(lane.hook.follows)))
+        try:
+            limit = max(MIN_BATCH, min(BATCH, MESSAGES_HELD // max(1, len(self._lanes))))
+            found = await asyncio.to_thread(
+                next_messages_many, self.engine, [v for _, _, v, _ in views], limit
+            )
+        except Exception:
+            log.exception("webhook delivery: cannot read the webhooks' events")
+            found = None
+        for lane, gen, view, head in views:
+            lane.reading = False
+            lane.read_at = now
+            if found is None or lane.gen != gen or lane.stale:
+                continue
+            messages = found[view.webhook_id]
+            if messages:
+                lane.task = asyncio.create_task(self._send_all(lane, gen, messages))
+            else:
+                lane.idle_head = -1 if head is None else head
+        if found is None:
+            await asyncio.sleep(self.settings.webhook_poll_s)
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def _send_all(self, lane: Lane, gen: int, messages: list[Outgoing]) -> None:
+        """`messages` of one lane, in order, each until acknowledged; stops when the lane is
+        reset or turns stale, or the lease is lost."""
+        try:
+            for ev in messages:
+                retried = await self._send(lane, gen, ev)
+                if retried is None or lane.gen != gen:
+                    return
+                lane.acked = ev.position
+                # After a retry, at once: a rewind that came meanwhile stops what follows.
+                if retried and not await self._persist(lane, gen):
+                    return
+            lane.idle_head = None  # a full batch: more may follow
+            self._wake.set()
+        except Exception:
+            log.exception("webhook %s: delivery failed; retrying", lane.hook.webhook_id)
+            await asyncio.sleep(self.settings.webhook_poll_s)
+
+    async def _send(self, lane: Lane, gen: int, ev: Outgoing) -> int | None:
+        """POST `ev` until a 2xx: the number of failed attempts before it, or None when the
+        lane was reset or turned stale meanwhile, or the lease was lost."""
         attempt = 0
         while True:
-            if not self.holding():
-                await self._persist(hook.webhook_id, progress)  # fenced: only if still ours
-                return False
-            if body is None or await self._post(client, hook, body, secret):
-                progress.acked = ev.position
-                if attempt or time.monotonic() - progress.at >= PERSIST_S:
-                    return await self._persist(hook.webhook_id, progress)
-                return True
-            if not await self._persist(hook.webhook_id, progress):
-                return False
+            secret = self._secrets.get(lane.hook.owner)
+            if not self.holding() or lane.gen != gen or secret is None:
+                return None
+            if ev.body is None or await self.sender.post(lane.hook, ev.body, secret):
+                return attempt
+            # What was acknowledged reaches the store before the wait, which may be long.
+            if not await self._persist(lane, gen):
+                return None
             s = self.settings
             await asyncio.sleep(
                 backoff_s(attempt, s.webhook_retry_base_s, s.webhook_retry_max_s, self.rand)
             )
             attempt += 1
-            now = await asyncio.to_thread(registry.get, self.engine, None, hook.webhook_id)
+            if not await self._still_current(lane, gen):
+                return None
+
+    async def _persist(self, lane: Lane, gen: int) -> bool:
+        """One lane's cursor to its acknowledged position now; False when the move was
+        refused (the lane turns stale) or the lane was reset."""
+        async with self._store_lock:
+            if lane.gen != gen or lane.stale:
+                return False
+            if lane.acked == lane.persisted:
+                return True
+            wid, move = lane.hook.webhook_id, (lane.persisted, lane.acked)
+            moved = await asyncio.to_thread(
+                registry.advance_many, self.writer, [(wid, *move)], self.holder
+            )
+            if lane.gen != gen:
+                return False
+            if wid not in moved:
+                lane.stale = True
+                return False
+            lane.persisted = move[1]
+            return True
+
+    async def _still_current(self, lane: Lane, gen: int) -> bool:
+        """Before a retry: is the webhook still active, where this lane left its cursor, at
+        the same URL? If not the lane turns stale (the roster reloads it)."""
+        async with self._store_lock:
+            now = await asyncio.to_thread(registry.get, self.engine, None, lane.hook.webhook_id)
+            if lane.gen != gen:
+                return False
             if now is None or (now.status, now.cursor, now.url) != (
                 "active",
-                progress.persisted,
-                hook.url,
+                lane.persisted,
+                lane.hook.url,
             ):
+                lane.stale = True
                 return False
-            secret = await asyncio.to_thread(self._secret, hook.owner)
-
-    async def _persist(self, webhook_id: str, progress: _Progress) -> bool:
-        """Move the stored cursor to the last acknowledged position; False when it had moved
-        meanwhile (a rewind)."""
-        progress.at = time.monotonic()
-        if progress.acked == progress.persisted:
             return True
-        ok = await asyncio.to_thread(
-            registry.advance,
-            self.writer,
-            webhook_id,
-            progress.persisted,
-            progress.acked,
-            self.holder,
-        )
-        if ok:
-            progress.persisted = progress.acked
-        return ok
-
-    def _secret(self, owner: str) -> str:
-        found = registry.read_secret(self.engine, owner)
-        return found if found is not None else registry.ensure_secret(self.writer, owner)
-
-    async def _post(
-        self, client: httpx.AsyncClient, hook: Webhook, body: bytes, secret: str
-    ) -> bool:
-        reason = None
-        if self.settings.refuses_private_targets():
-            reason = await asyncio.to_thread(targets.resolved_refusal, hook.url, True)
-        if reason is not None:
-            log.warning("webhook %s: not sent: %s", hook.webhook_id, reason)
-            self._count("refused")
-            return False
-        headers = signing.headers(secret, body, int(time.time()))
-        try:
-            answer = await client.post(
-                hook.url, content=body, headers=headers, timeout=self.settings.webhook_timeout_s
-            )
-        except httpx.HTTPError as exc:
-            log.info("webhook %s: %s: %s", hook.webhook_id, hook.url, type(exc).__name__)
-            self._count("failed")
-            return False
-        if 200 <= answer.status_code < 300:
-            self._count("acknowledged")
-            return True
-        log.info("webhook %s: %s answered %d", hook.webhook_id, hook.url, answer.status_code)
-        self._count("failed")
-        return False
-
-
-def _cancel(tasks: dict[str, asyncio.Task[None]]) -> None:
-    for task in tasks.values():
-        task.cancel()

@@ -44,6 +44,9 @@ class Replay(NamedTuple):
     balance: int  # at `now`
     # When the balance runs out at the current price (None: not paying now).
     deactivates_at: int | None
+    # Given a threshold: (second, balance then) of each time paying took the balance from at
+    # or above it to below it (a top-up back above it arms the next; a refund is not one).
+    crossings: tuple[tuple[int, int], ...] = ()
 
 
 def events_of(validation_id: str, timestamp: int, tx_type: str, body: dict[str, Any]) -> Event:
@@ -58,10 +61,14 @@ def events_of(validation_id: str, timestamp: int, tx_type: str, body: dict[str, 
     return Event(timestamp, added, zeroes)
 
 
-def replay(events: Iterable[Event], now: int, price: int = FEE_PER_SECOND) -> Replay:
-    """The validation's paying spans up to `now`, its balance at `now` and when it runs out.
-    `events` are in P-chain order, none after `now`."""
+def replay(
+    events: Iterable[Event], now: int, price: int = FEE_PER_SECOND, threshold: int | None = None
+) -> Replay:
+    """The validation's paying spans up to `now`, its balance at `now` and when it runs out;
+    given a `threshold` (nAVAX), when its balance fell below it. `events` are in P-chain
+    order, none after `now`."""
     spans: list[tuple[int, int]] = []
+    crossed: list[tuple[int, int]] = []
     balance, since = 0, None
 
     def settle(t: int) -> None:
@@ -70,6 +77,11 @@ def replay(events: Iterable[Event], now: int, price: int = FEE_PER_SECOND) -> Re
             paid = min(balance // price, max(0, t - since))
             if paid:
                 spans.append((since, since + paid))
+                if threshold is not None and balance >= threshold:
+                    # Whole seconds: after k of them the balance is balance - k * price.
+                    k = (balance - threshold) // price + 1
+                    if k <= paid:
+                        crossed.append((since + k, balance - k * price))
                 balance -= paid * price
         since = t
 
@@ -80,7 +92,7 @@ def replay(events: Iterable[Event], now: int, price: int = FEE_PER_SECOND) -> Re
         return Replay([], 0, None)
     settle(now)
     runs_out = now + balance // price if balance >= price else None
-    return Replay(spans, balance, runs_out)
+    return Replay(spans, balance, runs_out, tuple(crossed))
 
 
 def daily_fees(spans: Iterable[tuple[int, int]], price: int = FEE_PER_SECOND) -> dict[int, int]:

@@ -26,7 +26,9 @@ from avadata.decode.codec.reader import DecodeError
 from avadata.store.webhooks.registry import NewWebhook, Scope, Webhook
 
 # Sub-events the spec lists that need balances over time, not indexed txs: refused.
-_NOT_SERVED = {"balance_threshold", "l1_validator_balance_threshold"}
+_NOT_SERVED = {"balance_threshold"}
+# Served given the webhook's threshold (delivery/primary/thresholds.py).
+_L1_THRESHOLD = "l1_validator_balance_threshold"
 _ALIAS = {"P": "p-chain", "X": "x-chain", "C": "c-chain"}
 
 
@@ -55,6 +57,8 @@ class ValidatorMetadata(Body):
     keyType: Literal["nodeId", "subnetId"]
     keys: list[str]
     subEvents: ValidatorSubEvents
+    # nAVAX, a decimal string (the spec's type); checked by _threshold.
+    l1ValidatorFeeBalanceThreshold: str | None = None
 
 
 class ValidatorRequest(Destination):
@@ -95,10 +99,29 @@ def _validator_keys(key_type: str, keys: list[str], cap: int) -> None:
             )
 
 
+def _threshold(value: str | None, subs: list[str]) -> None:
+    """An L1 validator's fee balance threshold: nAVAX as a decimal string of a uint64, and
+    required with the sub-event that uses it."""
+    if value is None:
+        if _L1_THRESHOLD in subs:
+            raise bad_request(
+                f"metadata.l1ValidatorFeeBalanceThreshold: required with the {_L1_THRESHOLD} "
+                "sub-event (nAVAX, a decimal string)"
+            )
+        return
+    if not value.isascii() or not value.isdigit() or int(value) >= 2**64:
+        raise bad_request(
+            "metadata.l1ValidatorFeeBalanceThreshold: must be nAVAX as a decimal string "
+            f"of at most 20 digits below 2^64 (got {value[:40]!r})"
+        )
+
+
 def _new(st: AppState, req: Any, chain: str) -> NewWebhook:
     params.network(req.network, params.indexed_network(st))
-    # The metadata as read (members we do not serve are not kept, nor answered back).
-    scope = Scope(req.network, chain, json.dumps(req.metadata.model_dump(), sort_keys=True))
+    # The metadata as read (members we do not serve are not kept, nor answered back; an
+    # optional one absent stays absent).
+    kept = req.metadata.model_dump(exclude_none=True)
+    scope = Scope(req.network, chain, json.dumps(kept, sort_keys=True))
     return NewWebhook(
         event_type=req.eventType,
         chain_id=0,
@@ -121,7 +144,9 @@ def new_webhook(st: AppState, kind: str, body: dict[str, Any]) -> NewWebhook:
         meta = req_v.metadata
         _validator_keys(meta.keyType, meta.keys, cap)
         subs = meta.subEvents.validatorActivitySubEvents
-        _sub_events(subs, VALIDATOR_SUB_EVENTS, "metadata.subEvents.validatorActivitySubEvents")
+        served = (*VALIDATOR_SUB_EVENTS, _L1_THRESHOLD)
+        _sub_events(subs, served, "metadata.subEvents.validatorActivitySubEvents")
+        _threshold(meta.l1ValidatorFeeBalanceThreshold, subs)
         return _new(st, req_v, "P")
     req = rq.parse(PrimaryAddressRequest, body)
     net = params.network(req.network, params.indexed_network(st))

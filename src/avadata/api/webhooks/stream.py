@@ -1,35 +1,43 @@
 """`GET /v1/events/stream`: the same messages as the webhook POSTs, as Server-Sent Events, read
 from the store and resumable.
 
-Stage: api (reads only). Filter: a webhook of the caller's key (`webhookId`), or an ad hoc one
-(`eventType=address_activity`, `chainId`, `addresses` comma-separated; any client). Each event
-carries `id: <block>-<tx index>`; a client that reconnects with `Last-Event-ID` (or
-`lastEventId`) gets the events strictly after it, so nothing is missed across a disconnect.
-Without one the stream starts at `fromBlock`, else at the indexed head (what comes next).
+Stage: api (reads only). Filter: a webhook of the caller's key (`webhookId`, any event type),
+or an ad hoc one (any client): `eventType=address_activity` (the default), `chainId`,
+`addresses` comma-separated; or a primary-network one (stream_primary.py). Each event carries
+`id: <block>-<tx index>` (of the webhook's chain: the EVM chain, or P / X / C); a client that
+reconnects with `Last-Event-ID` (or `lastEventId`) gets the events strictly after it, so
+nothing is missed across a disconnect. Without one the stream starts at `fromBlock`, else at
+the indexed head (what comes next).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from avadata.api.deps import AppState, State
-from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
+from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.webhooks import requests as rq
+from avadata.api.webhooks import stream_primary
 from avadata.api.webhooks.access import owner
-from avadata.delivery import payload
+from avadata.api.webhooks.stream_primary import AdHoc, split
+from avadata.delivery import payload, pending
+from avadata.delivery.pending import Outgoing
+from avadata.store.primary import webhook_events as primary_events
 from avadata.store.webhooks import events, registry
-from avadata.store.webhooks.registry import BLOCK_DONE
+from avadata.store.webhooks.registry import BLOCK_DONE, Webhook
 
 router = APIRouter(tags=["Webhooks"], responses=ERROR_RESPONSES)
 
-_EVENT_ID = re.compile(r"^(\d{1,18})-(\d{1,9})$")
+# A balance threshold's event sits before its block's txs: a negative tx index.
+_EVENT_ID = re.compile(r"^(\d{1,18})-(-?\d{1,9})$")
 _BATCH = 100
 _KEEPALIVE_S = 15.0
 
@@ -45,9 +53,10 @@ class _Filter:
     event_signatures: tuple[str, ...]
 
 
-def _start(
-    st: AppState, chain_id: int, last_id: str | None, from_block: int | None
-) -> tuple[int, int]:
+Filter = _Filter | Webhook  # an EVM filter, or a primary-network webhook (stored or ad hoc)
+
+
+def _start(st: AppState, f: Filter, last_id: str | None, from_block: int | None) -> tuple[int, int]:
     if last_id:
         m = _EVENT_ID.match(last_id.strip())
         if m is None:
@@ -56,24 +65,21 @@ def _start(
     if from_block is not None:
         return from_block - 1, BLOCK_DONE
     with st.engine.connect() as conn:
-        head = events.indexed_head(conn, chain_id)
+        if isinstance(f, Webhook):
+            assert f.scope is not None
+            head = primary_events.primary_head(conn, f.scope.chain)
+        else:
+            head = events.indexed_head(conn, f.chain_id)
     return (-1 if head is None else head), BLOCK_DONE
 
 
-def _filter(
-    request: Request,
-    st: AppState,
-    webhook_id: str | None,
-    event_type: str | None,
-    chain_id: str | None,
-    addresses: str | None,
-) -> _Filter:
+def _filter(request: Request, st: AppState, webhook_id: str | None, q: AdHoc) -> Filter:
     if webhook_id is not None:
         hook = registry.get(st.engine, owner(request), webhook_id)
         if hook is None:
             raise not_found(f"webhookId: no webhook {webhook_id!r} of this API key")
         if hook.scope is not None:
-            raise _evm_only(f"webhookId: a {hook.event_type} webhook")
+            return hook
         addrs = registry.addresses(st.engine, hook.webhook_id)
         return _Filter(
             hook.webhook_id,
@@ -83,47 +89,50 @@ def _filter(
             hook.include_logs,
             hook.event_signatures,
         )
-    kind = rq.event_type({"eventType": event_type or rq.ADDRESS_ACTIVITY})
+    kind = rq.event_type({"eventType": q.event_type or rq.ADDRESS_ACTIVITY})
     if kind != rq.ADDRESS_ACTIVITY:
-        raise _evm_only(f"eventType: {kind}")
-    if chain_id is None:
+        return stream_primary.ad_hoc(st, kind, q)
+    if q.chain_id is None:
         raise bad_request("chainId: required without webhookId")
-    if not addresses:
+    if not q.addresses:
         raise bad_request("addresses: required without webhookId (comma-separated)")
-    listed = rq.addresses([a.strip() for a in addresses.split(",")], "addresses")
+    listed = rq.addresses(split(q.addresses), "addresses")
     rq.at_most(len(set(listed)), st.settings.webhook_max_addresses, "addresses")
     with st.engine.connect() as conn:
-        chain = st.chains.get(conn, chain_id)
+        chain = st.chains.get(conn, q.chain_id)
     if chain is None:
-        raise bad_request(f"chainId: unknown chain {chain_id!r} (see GET /v1/chains)")
+        raise bad_request(f"chainId: unknown chain {q.chain_id!r} (see GET /v1/chains)")
     return _Filter("", chain.chain_id, tuple(listed), True, True, ())
 
 
-def _next_batch(st: AppState, f: _Filter, after: tuple[int, int]) -> list[events.TxEvent]:
+def _next_batch(st: AppState, f: Filter, after: tuple[int, int]) -> list[Outgoing]:
+    """The messages after `after` (a primary webhook's: a None body where a sub-event it
+    left out sits, passed over)."""
+    if isinstance(f, Webhook):
+        return pending.next_messages(st.engine, dataclasses.replace(f, cursor=after), _BATCH)
     with st.engine.connect() as conn:
         head = events.indexed_head(conn, f.chain_id)
         if head is None:
             return []
         found = events.next_positions(conn, f.chain_id, f.addresses, after, head, _BATCH)
-        return events.load_events(
+        loaded = events.load_events(
             conn, f.chain_id, found, internals=f.include_internal_txs, logs=f.include_logs
         )
+    return [Outgoing(ev.position, payload.body(f, ev)) for ev in loaded]
 
 
 async def _frames(
-    request: Request, st: AppState, f: _Filter, after: tuple[int, int]
+    request: Request, st: AppState, f: Filter, after: tuple[int, int]
 ) -> AsyncIterator[bytes]:
+    kind = (f.event_type if isinstance(f, Webhook) else payload.EVENT_TYPE).encode()
     idle = 0.0
     while not await request.is_disconnected():
         batch = await asyncio.to_thread(_next_batch, st, f, after)
         for ev in batch:
-            data = payload.body(f, ev)
-            yield b"id: %s\nevent: %s\ndata: %s\n\n" % (
-                payload.event_id(ev).encode(),
-                payload.EVENT_TYPE.encode(),
-                data,
-            )
             after = ev.position
+            if ev.body is not None:
+                event_id = b"%d-%d" % ev.position
+                yield b"id: %s\nevent: %s\ndata: %s\n\n" % (event_id, kind, ev.body)
         if batch:
             idle = 0.0
             continue
@@ -138,26 +147,17 @@ async def _frames(
 async def stream_events(
     request: Request,
     st: State,
+    q: Annotated[AdHoc, Depends()],
     webhook_id: Annotated[str | None, Query(alias="webhookId")] = None,
-    event_type: Annotated[str | None, Query(alias="eventType")] = None,
-    chain_id: Annotated[str | None, Query(alias="chainId")] = None,
-    addresses: Annotated[str | None, Query(description="comma-separated 0x addresses")] = None,
     from_block: Annotated[int | None, Query(alias="fromBlock", ge=0)] = None,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
     last_event_query: Annotated[str | None, Query(alias="lastEventId")] = None,
 ) -> StreamingResponse:
     """avadata's own: the webhook messages as Server-Sent Events (docs/webhooks.md)."""
-    f = await asyncio.to_thread(_filter, request, st, webhook_id, event_type, chain_id, addresses)
-    after = await asyncio.to_thread(
-        _start, st, f.chain_id, last_event_id or last_event_query, from_block
-    )
+    f = await asyncio.to_thread(_filter, request, st, webhook_id, q)
+    after = await asyncio.to_thread(_start, st, f, last_event_id or last_event_query, from_block)
     return StreamingResponse(
         _frames(request, st, f, after),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
-
-
-def _evm_only(what: str) -> ApiError:
-    """The primary-network events go to webhooks only, for now (docs/webhooks.md)."""
-    return bad_request(f"{what}: the event stream serves address_activity events only")

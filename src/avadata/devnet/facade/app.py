@@ -2,7 +2,8 @@
 
 Stage: devnet facade. A router only: POST /ext/bc/<chain>/rpc is forwarded byte for byte to
 that chain's anvil (parsed only when the chain has local methods to answer), and
-GET /ext/health reports whether every upstream answers; GET /nft/... and /multi/... serve
+GET /ext/health reports whether every upstream answers; GET /ext/bc/<chain>/ws hands a
+WebSocket handshake on to that chain's anvil (`ws`); GET /nft/... and /multi/... serve
 the off-chain metadata the devnet's NFT contracts point to (metadata.py). The Index API
 (/ext/index/..., index_api.py) and the P-chain views come in as `extra_routes`.
 
@@ -21,7 +22,7 @@ from typing import Any
 import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from avadata.devnet.facade import metadata
@@ -114,8 +115,19 @@ def create_app(chains: Sequence[ChainRoute], extra_routes: Sequence[BaseRoute] =
             ]
         )
 
+    async def ws(request: Request) -> Response:
+        """avalanchego's `/ext/bc/<chain>/ws` (eth_subscribe): a 307 to the chain's anvil,
+        which serves WebSocket on its HTTP port. This server has no WebSocket library, so it
+        hands the handshake on: a client that follows redirects (aiohttp's, the indexer's
+        sources/heads.py) subscribes to new heads there; one that does not polls as before."""
+        chain = table.find(request.path_params["chain"])
+        if chain is None:
+            return JSONResponse(_error(-32601, "no such chain on this node"), 404)
+        return RedirectResponse(chain.upstream, status_code=307)
+
     routes = [
         Route("/ext/bc/{chain}/rpc", rpc, methods=["POST"], name="rpc"),
+        Route("/ext/bc/{chain}/ws", ws, methods=["GET"]),
         Route("/ext/health", health, methods=["GET", "POST"]),
         Route("/ext/health/liveness", health, methods=["GET", "POST"]),
         Route("/ext/health/readiness", health, methods=["GET", "POST"]),

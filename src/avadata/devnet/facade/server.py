@@ -5,6 +5,7 @@ Stage: devnet facade. Lets Devnet (and tests) start and stop the facade from syn
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 import time
@@ -17,6 +18,19 @@ from avadata.devnet.facade.app import create_app
 from avadata.devnet.facade.routes import ChainRoute
 
 HOST = "127.0.0.1"
+
+
+class _NoUpgradeWarnings(logging.Filter):
+    """uvicorn warns at every WebSocket handshake it cannot upgrade (it has no WebSocket
+    library here); /ext/bc/<chain>/ws answers those with a redirect on purpose (app.py)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(
+            ("Unsupported upgrade request", "No supported WebSocket library")
+        )
+
+
+logging.getLogger("uvicorn.error").addFilter(_NoUpgradeWarnings())
 
 
 class FacadeServer:

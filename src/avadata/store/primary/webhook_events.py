@@ -192,6 +192,33 @@ def primary_head(conn: Connection, chain: str) -> int | None:
     return None if found is None else int(found)
 
 
+def p_block_time(conn: Connection, height: int) -> int | None:
+    """The time of the P-chain block at `height` (None: not indexed)."""
+    b = primary_blocks.c
+    stmt = select(func.max(b.block_timestamp)).where(b.blockchain_id == "P", b.height == height)
+    found = conn.execute(stmt).scalar()
+    return None if found is None else int(found)
+
+
+def first_p_block_at(conn: Connection, at: int, lo: int, hi: int) -> int | None:
+    """The lowest P-chain height in [lo, hi] whose block time is `at` or later (None: none
+    is). A binary search over the height index (block times never go back; no index on
+    them): about log2(hi - lo) one-row reads."""
+    if lo > hi:
+        return None
+    last = p_block_time(conn, hi)
+    if last is None or last < at:
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        t = p_block_time(conn, mid)
+        if t is not None and t >= at:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def indexed_heads(conn: Connection) -> dict[str, int]:
     """The P-, X- and C-chains' heads as primary_head says (the delivery worker's poll)."""
     b = primary_blocks.c

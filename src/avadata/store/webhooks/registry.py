@@ -19,7 +19,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Select, and_, delete, func, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Select,
+    and_,
+    bindparam,
+    delete,
+    func,
+    or_,
+    select,
+    update,
+)
 
 from avadata.store import dialect
 from avadata.store.cursors import get_cursor
@@ -35,6 +46,8 @@ from avadata.store.webhooks import lease
 
 # A cursor's tx index past any real one: "every transaction of this block was delivered".
 BLOCK_DONE = 2**31 - 1
+# Ids per IN list: well under both engines' bound parameter limits.
+_ID_CHUNK = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,10 +266,44 @@ def count_addresses(engine: Engine, webhook_id: str) -> int:
 
 
 def active_ids(engine: Engine) -> list[str]:
-    """Every active webhook's id (the delivery worker's roster)."""
+    """Every active webhook's id."""
     stmt = select(webhooks.c.webhook_id).where(webhooks.c.status == "active")
     with engine.connect() as conn:
         return list(conn.execute(stmt).scalars())
+
+
+def active(conn: Connection) -> list[Webhook]:
+    """Every active webhook, configuration and cursor (the delivery worker's roster: one
+    query for all of them)."""
+    stmt = _select().where(webhooks.c.status == "active")
+    return [_webhook(r) for r in conn.execute(stmt)]
+
+
+def addresses_of(conn: Connection, webhook_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The watched addresses of each of `webhook_ids`, sorted (one query per chunk of ids)."""
+    out: dict[str, list[str]] = {w: [] for w in webhook_ids}
+    c = webhook_addresses.c
+    ids = sorted(out)
+    for i in range(0, len(ids), _ID_CHUNK):
+        stmt = (
+            select(c.webhook_id, c.address)
+            .where(c.webhook_id.in_(ids[i : i + _ID_CHUNK]))
+            .order_by(c.webhook_id, c.address)
+        )
+        for wid, address in conn.execute(stmt):
+            out[wid].append(address)
+    return out
+
+
+def secrets_of(conn: Connection, owners: Iterable[str]) -> dict[str, str]:
+    """The signing secrets of `owners` that have one."""
+    wanted = sorted(set(owners))
+    out: dict[str, str] = {}
+    c = webhook_secrets.c
+    for i in range(0, len(wanted), _ID_CHUNK):
+        stmt = select(c.owner, c.secret).where(c.owner.in_(wanted[i : i + _ID_CHUNK]))
+        out.update((str(o), str(s)) for o, s in conn.execute(stmt))
+    return out
 
 
 def advance(
@@ -279,6 +326,49 @@ def advance(
             .values(cursor_block=new[0], cursor_tx=new[1])
         )
     return bool(done.rowcount)
+
+
+Move = tuple[str, tuple[int, int], tuple[int, int]]
+
+
+def advance_many(engine: Engine, moves: Sequence[Move], holder: str) -> set[str]:
+    """`advance` for many webhooks in one transaction (the delivery worker's round): each
+    (webhook id, old, new) moves when the cursor is still at `old`; nothing moves unless
+    `holder` holds the delivery lease. Returns the ids that moved."""
+    if not moves:
+        return set()
+    c = webhooks.c
+    stmt = (
+        update(webhooks)
+        .where(
+            c.webhook_id == bindparam("wid"),
+            c.cursor_block == bindparam("old_block"),
+            c.cursor_tx == bindparam("old_tx"),
+        )
+        .values(cursor_block=bindparam("new_block"), cursor_tx=bindparam("new_tx"))
+    )
+    rows = [
+        {"wid": w, "old_block": o[0], "old_tx": o[1], "new_block": n[0], "new_tx": n[1]}
+        for w, o, n in moves
+    ]
+    wanted = {w: n for w, _o, n in moves}
+    with engine.begin() as conn:
+        if not lease.held(conn, lease.DELIVERY, holder):
+            return set()
+        conn.execute(stmt, rows)
+        # Which moved: read back in the same transaction (an executemany's row count is a
+        # total, and not every driver gives it). A rewind never lands on a moved-to position
+        # (its tx index is BLOCK_DONE, an acknowledged one is a transaction's).
+        ids = sorted(wanted)
+        moved: set[str] = set()
+        for i in range(0, len(ids), _ID_CHUNK):
+            found = conn.execute(
+                select(c.webhook_id, c.cursor_block, c.cursor_tx).where(
+                    c.webhook_id.in_(ids[i : i + _ID_CHUNK])
+                )
+            )
+            moved.update(w for w, b, t in found if (int(b), int(t)) == wanted[w])
+    return moved
 
 
 def rotate_secret(engine: Engine, owner: str) -> str:
