@@ -15,6 +15,7 @@ The divergences, all of them:
   over unnest() on PostgreSQL, a correlated LIMIT 1 subquery over a VALUES list on SQLite,
   both one index seek per key;
 - a lock that serialises concurrent migrations;
+- partitions of the large chain tables (PostgreSQL only, `partitions.py`);
 - prepared reads (`read_rows`): on SQLite compiled once and run through the driver's cursor,
   elsewhere through SQLAlchemy's execute.
 """
@@ -118,6 +119,12 @@ def bounds_on_every_input(conn: Connection) -> bool:
     nor carries a bound across a join's equalities (a merge join then reads the joined table
     from its newest row down to the page); SQLite merges the arms as they come and looks each
     joined row up by key, and an arm's own LIMIT there would add a sort per arm."""
+    return conn.dialect.name == "postgresql"
+
+
+def has_partitions(conn: Connection) -> bool:
+    """True when the large chain tables are partitioned by chain and block range
+    (`store/partitions.py`): PostgreSQL. SQLite keeps each table whole."""
     return conn.dialect.name == "postgresql"
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, select
 
 from avadata.records import EvmBatch, TokenInfo, TokenStandard, TokenTransfer
-from avadata.store import balances, dialect
+from avadata.store import balances, dialect, partitions
 from avadata.store import cursors as cursor_mod
 from avadata.store import rows as R
 from avadata.store.balances import ZERO_ADDRESS as ZERO_ADDRESS  # re-exported
@@ -96,6 +96,8 @@ def write_prepared_in(
     if carried is not None:
         carried.begin(batch.chain_id, batch.first_block, batch.last_block)
 
+    # The leaves the rows go to exist before the COPY needs them, in this transaction.
+    partitions.ensure(conn, batch.chain_id, batch.first_block, batch.last_block)
     dialect.write_new_rows(
         conn, lambda: _above_stored(conn, batch), lambda: _write_rows(conn, batch, base_txs)
     )

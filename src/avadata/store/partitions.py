@@ -1,0 +1,219 @@
+"""The large chain tables' partitions on PostgreSQL: by chain (LIST), then by block range (RANGE).
+
+Stage: store. On SQLite nothing here runs (`dialect.has_partitions`): its tables stay whole.
+
+The layout (docs/store.md, docs/deploy.md): each table of `PARTITIONED` is a parent
+partitioned by LIST (chain_id); a chain's partition `<table>_c<chain>` is partitioned by RANGE
+(block_number); its leaves `<table>_c<chain>_b<first block>` hold the rows. Every partitioned
+table keys by block, so one block range is the same leaf range in each: an operator acts on
+"chain C, blocks from B" across all of them at once.
+
+How partitions come to exist: the writer calls `ensure` for each batch's block range inside
+the batch's transaction, before its COPY or INSERT, so a leaf exists exactly when the rows
+needing it commit (a crash rolls both back; an empty leaf left by a rollback is harmless).
+Each is a plain table attached with ATTACH PARTITION, which locks the parent in SHARE UPDATE
+EXCLUSIVE mode: API readers and other chains' writers are not blocked, where CREATE TABLE ...
+PARTITION OF would lock the parent exclusively until the writer commits.
+
+A new leaf is `width` blocks, aligned on a multiple of it; a chain's width is that of its
+widest leaf, so a store keeps what it started with (`AVADATA_PARTITION_BLOCKS`, read when a
+chain gets its first leaf, else `DEFAULT_BLOCKS`). Leaves an operator made by hand (any
+bounds) are respected: a new leaf is cut short so as not to overlap them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import Connection
+
+from avadata.store import dialect
+
+# The tables partitioned by chain and block range: the ones that grow with transactions (rows
+# per transaction or more). evm_blocks (one row per block, referenced by a foreign key), the
+# balance histories (read as "the latest row at or before B per key", which a block range
+# would split into a probe per partition) and the keyed-by-address tables stay whole.
+PARTITIONED: tuple[str, ...] = (
+    "evm_txs",
+    "evm_tx_inputs",
+    "evm_logs",
+    "token_transfers",
+    "transfer_participants",
+    "internal_calls",
+    "internal_call_participants",
+)
+
+# Blocks per leaf when nothing else says: the C-chain's ~10-20 transactions a block make a leaf
+# of evm_txs 10-20M rows, and its ~80M blocks some 80 leaves per table.
+DEFAULT_BLOCKS = 1_000_000
+WIDTH_ENV = "AVADATA_PARTITION_BLOCKS"
+
+_BOUND = re.compile(r"FOR VALUES FROM \('?(-?\d+|MINVALUE)'?\) TO \('?(-?\d+|MAXVALUE)'?\)")
+_LOW, _HIGH = -(2**63), 2**63 - 1
+
+
+def chain_partition(table: str, chain_id: int) -> str:
+    """The name of `table`'s partition for `chain_id` (itself partitioned by block range)."""
+    return f"{table}_c{chain_id}"
+
+
+def leaf_name(table: str, chain_id: int, first: int) -> str:
+    """The name of the leaf of `table` for `chain_id` whose range starts at block `first`."""
+    return f"{chain_partition(table, chain_id)}_b{first}"
+
+
+def configured_width() -> int:
+    """Blocks per leaf for a chain without leaves: `AVADATA_PARTITION_BLOCKS` or the default."""
+    raw = os.environ.get(WIDTH_ENV, "").strip()
+    if not raw:
+        return DEFAULT_BLOCKS
+    width = int(raw)
+    if width < 1:
+        raise ValueError(f"{WIDTH_ENV} must be a positive number of blocks, not {raw!r}")
+    return width
+
+
+def ensure(
+    conn: Connection,
+    chain_id: int,
+    first_block: int,
+    last_block: int,
+    *,
+    tables: Sequence[str] = PARTITIONED,
+    width: int | None = None,
+) -> None:
+    """Make sure every table of `tables` has a leaf for each block of `chain_id` from
+    `first_block` to `last_block`, in the caller's transaction. Nothing on an engine without
+    partitions. `width`: blocks per new leaf for a chain that has none yet (otherwise
+    `configured_width()`)."""
+    if not dialect.has_partitions(conn):
+        return
+    have = _leaves(conn, chain_id, tables)
+    for table in tables:  # one fixed order: two writers wait for each other, never deadlock
+        ranges = have.get(table)
+        if ranges is None:
+            _add_chain(conn, table, chain_id)
+            ranges = []
+        step = max((hi - lo for lo, hi in ranges if hi < _HIGH and lo > _LOW), default=0)
+        step = step or width or configured_width()
+        for lo, hi in missing(ranges, first_block, last_block, step):
+            _add_leaf(conn, table, chain_id, lo, hi)
+            ranges.append((lo, hi))
+
+
+def missing(
+    ranges: Iterable[tuple[int, int]], first: int, last: int, width: int
+) -> list[tuple[int, int]]:
+    """The leaves (from, to exclusive) to add so that blocks `first`..`last` are all in one:
+    aligned on `width`, cut short where an existing range (from, to exclusive) begins or ends."""
+    have = sorted(ranges)
+    out: list[tuple[int, int]] = []
+    block = first
+    while block <= last:
+        inside = next((hi for lo, hi in have if lo <= block < hi), None)
+        if inside is not None:
+            block = inside
+            continue
+        lo = block // width * width
+        hi = lo + width
+        for a, b in have:
+            if b <= block:
+                lo = max(lo, b)
+            elif a > block:
+                hi = min(hi, a)
+        out.append((lo, hi))
+        have.append((lo, hi))
+        have.sort()
+        block = hi
+    return out
+
+
+def _leaves(
+    conn: Connection, chain_id: int, tables: Sequence[str]
+) -> dict[str, list[tuple[int, int]]]:
+    """{table: its chain partition's leaf ranges} for the tables whose chain partition exists."""
+    names = {chain_partition(t, chain_id): t for t in tables}
+    rows = conn.exec_driver_sql(
+        "SELECT p.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_class p "
+        "LEFT JOIN pg_inherits i ON i.inhparent = p.oid "
+        "LEFT JOIN pg_class c ON c.oid = i.inhrelid "
+        "WHERE p.relname = ANY(%s) AND p.relnamespace = current_schema()::regnamespace",
+        (list(names),),
+    ).all()
+    out: dict[str, list[tuple[int, int]]] = {}
+    for parent, bound in rows:
+        ranges = out.setdefault(names[parent], [])
+        m = _BOUND.search(bound or "")
+        if m is not None:
+            ranges.append((_edge(m.group(1), _LOW), _edge(m.group(2), _HIGH)))
+    return out
+
+
+def _edge(text: str, infinite: int) -> int:
+    return infinite if text.endswith("VALUE") else int(text)
+
+
+def _add_chain(conn: Connection, table: str, chain_id: int) -> None:
+    name = chain_partition(table, chain_id)
+    conn.exec_driver_sql(
+        f'CREATE TABLE "{name}" (LIKE "{table}" INCLUDING DEFAULTS) '
+        "PARTITION BY RANGE (block_number)"
+    )
+    conn.exec_driver_sql(
+        f'ALTER TABLE "{table}" ATTACH PARTITION "{name}" FOR VALUES IN ({int(chain_id)})'
+    )
+
+
+def _add_leaf(conn: Connection, table: str, chain_id: int, lo: int, hi: int) -> None:
+    name = leaf_name(table, chain_id, lo)
+    parent = chain_partition(table, chain_id)
+    conn.exec_driver_sql(f'CREATE TABLE "{name}" (LIKE "{table}" INCLUDING DEFAULTS)')
+    conn.exec_driver_sql(
+        f'ALTER TABLE "{parent}" ATTACH PARTITION "{name}" '
+        f"FOR VALUES FROM ({int(lo)}) TO ({int(hi)})"
+    )
+
+
+# -- converting a store (revision 20261125_0024) ----------------------------------------------
+
+
+def convert(conn: Connection, *, partitioned: bool, tables: Sequence[str] = PARTITIONED) -> None:
+    """Rebuild `tables` partitioned (with a leaf for every block range holding rows) or whole,
+    rows, primary key and indexes kept as the store had them (read from the catalog, so the
+    revision does not depend on what schema.py declares later). Nothing on SQLite."""
+    if not dialect.has_partitions(conn):
+        return
+    for table in tables:
+        _rebuild(conn, table, partitioned)
+
+
+def _rebuild(conn: Connection, table: str, partitioned: bool) -> None:
+    old = f"_{table}_old"
+    conn.exec_driver_sql(f'ALTER TABLE "{table}" RENAME TO "{old}"')
+    key = conn.exec_driver_sql(
+        "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE conrelid = %s::regclass AND contype = 'p'",
+        (old,),
+    ).one()
+    indexes = conn.exec_driver_sql(
+        "SELECT indexname, indexdef FROM pg_indexes "
+        "WHERE schemaname = current_schema() AND tablename = %s AND indexname <> %s",
+        (old, key[0]),
+    ).all()
+    split = " PARTITION BY LIST (chain_id)" if partitioned else ""
+    conn.exec_driver_sql(f'CREATE TABLE "{table}" (LIKE "{old}" INCLUDING DEFAULTS){split}')
+    if partitioned:
+        spans = conn.exec_driver_sql(
+            f'SELECT chain_id, min(block_number), max(block_number) FROM "{old}" GROUP BY chain_id'
+        ).all()
+        for chain_id, first, last in spans:
+            ensure(conn, chain_id, first, last, tables=(table,))
+    conn.exec_driver_sql(f'INSERT INTO "{table}" SELECT * FROM "{old}"')
+    conn.exec_driver_sql(f'DROP TABLE "{old}" CASCADE')
+    # The key and indexes after the rows: built once over each leaf instead of row by row.
+    conn.exec_driver_sql(f'ALTER TABLE "{table}" ADD CONSTRAINT "{key[0]}" {key[1]}')
+    on_old = re.compile(rf' ON (?:ONLY )?(?:\w+\.)?"?{re.escape(old)}"? ')
+    for _, definition in indexes:
+        conn.exec_driver_sql(on_old.sub(f' ON "{table}" ', definition, count=1))
