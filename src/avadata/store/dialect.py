@@ -113,6 +113,15 @@ def engine_label(engine: Engine) -> str:
         return f"PostgreSQL {version.split()[0]}"
 
 
+def store_bytes(conn: Connection) -> int:
+    """The store's size on disk, indexes included: the database's on PostgreSQL
+    (pg_database_size), the main file's pages on SQLite (the WAL aside)."""
+    if conn.dialect.name == "sqlite":
+        pages = conn.exec_driver_sql("PRAGMA page_count").scalar_one()
+        return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar_one())
+    return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar_one())
+
+
 def bounds_on_every_input(conn: Connection) -> bool:
     """True when each input of a keyset page must carry the page's bounds itself: PostgreSQL's
     planner (15, 16) neither merges a top-level UNION ALL's ordered arms (it sorts them whole)

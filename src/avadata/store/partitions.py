@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from sqlalchemy import Connection
 
@@ -151,6 +151,14 @@ def _leaves(
     return out
 
 
+def add_filled_leaf(
+    conn: Connection, table: str, chain_id: int, lo: int, hi: int, fill: Callable[[str], None]
+) -> None:
+    """Add the leaf of `table` for blocks `lo` to `hi` (exclusive) of `chain_id`, whose chain
+    partition exists, with the rows `fill(leaf name)` writes into it first (a bulk load)."""
+    _add_leaf(conn, table, chain_id, lo, hi, fill)
+
+
 def _edge(text: str, infinite: int) -> int:
     return infinite if text.endswith("VALUE") else int(text)
 
@@ -166,10 +174,21 @@ def _add_chain(conn: Connection, table: str, chain_id: int) -> None:
     )
 
 
-def _add_leaf(conn: Connection, table: str, chain_id: int, lo: int, hi: int) -> None:
+def _add_leaf(
+    conn: Connection,
+    table: str,
+    chain_id: int,
+    lo: int,
+    hi: int,
+    fill: Callable[[str], None] | None = None,
+) -> None:
+    """A leaf of blocks `lo` to `hi` (exclusive); `fill(name)` writes its rows before it is
+    attached (its indexes are then built once, by the attach, instead of row by row)."""
     name = leaf_name(table, chain_id, lo)
     parent = chain_partition(table, chain_id)
     conn.exec_driver_sql(f'CREATE TABLE "{name}" (LIKE "{table}" INCLUDING DEFAULTS)')
+    if fill is not None:
+        fill(name)
     conn.exec_driver_sql(
         f'ALTER TABLE "{parent}" ATTACH PARTITION "{name}" '
         f"FOR VALUES FROM ({int(lo)}) TO ({int(hi)})"
