@@ -64,6 +64,15 @@ def leaf_name(table: str, chain_id: int, first: int) -> str:
     return f"{chain_partition(table, chain_id)}_b{first}"
 
 
+_NAMES = re.compile(rf"^(?:{'|'.join(PARTITIONED)})_c\d+(?:_b\d+)?$")
+
+
+def is_partition_name(name: str) -> bool:
+    """True for a chain partition's or a leaf's name (`chain_partition`, `leaf_name`): the
+    tables schema.py does not declare, which Alembic's autogenerate must leave alone."""
+    return _NAMES.match(name) is not None
+
+
 def configured_width() -> int:
     """Blocks per leaf for a chain without leaves: `AVADATA_PARTITION_BLOCKS` or the default."""
     raw = os.environ.get(WIDTH_ENV, "").strip()
