@@ -18,14 +18,9 @@ branch_labels: str | None = None
 depends_on: str | None = None
 
 # Frozen: the tables this revision partitions, whatever partitions.PARTITIONED says later.
-_TABLES = (
-    "evm_txs",
-    "evm_tx_inputs",
-    "evm_logs",
-    "token_transfers",
-    "transfer_participants",
-    "internal_calls",
-    "internal_call_participants",
+_TABLES = tuple(
+    "evm_txs evm_tx_inputs evm_logs token_transfers transfer_participants internal_calls "
+    "internal_call_participants".split()
 )
 
 
