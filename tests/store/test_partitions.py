@@ -18,7 +18,7 @@ def test_missing_ranges_are_aligned_and_cut_around_existing_ones():
     # multiples of the width unless an existing range cuts them.
     assert partitions.missing([], 5, 13, 4) == [(4, 8), (8, 12), (12, 16)]
     assert partitions.missing([(4, 8)], 5, 9, 4) == [(8, 12)]
-    assert partitions.missing([(10, 13)], 6, 16, 4) == [(4, 8), (8, 10), (13, 16)]
+    assert partitions.missing([(10, 13)], 6, 16, 4) == [(4, 8), (8, 10), (13, 16), (16, 20)]
     assert partitions.missing([(0, 100)], 3, 99, 4) == []
     have = [(2, 3), (7, 9)]
     new = partitions.missing(have, 0, 20, 5)
@@ -54,7 +54,7 @@ def test_the_writer_makes_each_batchs_leaves(engine, monkeypatch):
     # A leaf made by hand (blocks 12-13) stays; the writer's next leaves fit around it, and
     # keep the chain's width of 4 though the setting now says 1000.
     with engine.begin() as conn:
-        partitions.ensure(conn, CHAIN, 12, 13, width=2, tables=("evm_txs",))
+        partitions.add_filled_leaf(conn, "evm_txs", CHAIN, 12, 14, lambda _name: None)
     assert _leaves(engine, "evm_txs", CHAIN)[-1] == (12, 14)
     monkeypatch.setenv(partitions.WIDTH_ENV, "1000")
     write_evm_batch(engine, B.rich_batch(CHAIN, 12, 17))
