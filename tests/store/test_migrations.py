@@ -162,8 +162,9 @@ def test_the_partitioning_revision_converts_a_store_and_back(two_empty_db_urls, 
     assert _schema(old) == _schema(new)
     if "postgresql" in old:
         with eng.connect() as conn:
-            got = partitions._leaves(conn, 43113, ("evm_txs",)), partitions._leaves(
-                conn, 7, ("evm_txs",)
+            got = (
+                partitions._leaves(conn, 43113, ("evm_txs",)),
+                partitions._leaves(conn, 7, ("evm_txs",)),
             )
         assert [sorted(g["evm_txs"]) for g in got] == [[(0, 4), (4, 8)], [(4, 8)]]
     with eng.begin() as conn:
