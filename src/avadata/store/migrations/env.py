@@ -22,7 +22,9 @@ context.configure(
     render_as_batch=True,
     compare_type=True,
     # A PostgreSQL store's partitions are made by the writer, not declared (store/partitions.py).
-    include_name=lambda name, type_, _parents: not (type_ == "table" and is_partition_name(name)),
+    include_name=lambda name, type_, _parents: (
+        not (type_ == "table" and name is not None and is_partition_name(name))
+    ),
 )
 with context.begin_transaction():
     context.run_migrations()
