@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine
 
 from avadata.store import dialect, partitions
+from avadata.store.schema import metadata
 
 # An expression shifting the number in a hex string's digits `at`..`at`+15 (1-based, "0x"
 # included) by `by`.
@@ -146,19 +147,27 @@ def _measure(conn: Connection, seg: Segment) -> Segment:
 
 def _select(conn: Connection, table: str, source: str) -> str:
     """SELECT of copy `g.k` of `source`'s rows (the segment's) in `table`'s column order."""
-    cols = conn.exec_driver_sql(
-        "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass "
-        "AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
-        (f'"{table}"',),
-    ).scalars()
+    cols = (
+        conn.exec_driver_sql(
+            "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass "
+            "AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+            (f'"{table}"',),
+        )
+        .scalars()
+        .all()
+    )
     own = _OWN.get(table, {})
     values = ", ".join(own.get(c, _MOVED.get(c, c)) for c in cols)
     where = "chain_id = %(chain)s"
-    if table in _WHERE:
-        where += " AND " + _WHERE[table]
-    elif table not in partitions.PARTITIONED:
-        where += " AND block_number < %(blocks)s"
-    return f'SELECT {values} FROM "{source}" CROSS JOIN (SELECT %(k)s::bigint AS k) g WHERE {where}'
+    order = ""
+    if table not in partitions.PARTITIONED:
+        where += " AND " + _WHERE.get(table, "block_number < %(blocks)s")
+        # In key order: each row lands beside the last in the key's index instead of anywhere
+        # in it (random inserts into the balance histories' key were most of a copy's time).
+        key = [cols.index(c.name) + 1 for c in metadata.tables[table].primary_key.columns]
+        order = " ORDER BY " + ", ".join(map(str, key))
+    select = f'SELECT {values} FROM "{source}" CROSS JOIN (SELECT %(k)s::bigint AS k) g'
+    return f"{select} WHERE {where}{order}"
 
 
 def _copy(conn: Connection, seg: Segment, k: int) -> None:
