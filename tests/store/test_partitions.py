@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, text
 
+from avadata.errors import ConfigError
 from avadata.store import partitions, write_evm_batch
 from tests.store import builders as B
 
@@ -25,6 +26,15 @@ def test_missing_ranges_are_aligned_and_cut_around_existing_ones():
     covered = sorted(have + new)
     assert all(a[1] == b[0] for a, b in zip(covered, covered[1:], strict=False))
     assert covered[0][0] <= 0 and covered[-1][1] > 20
+
+
+@pytest.mark.parametrize("raw", ["0", "-5", "1e6", "many"])
+def test_a_bad_width_is_a_config_error(monkeypatch, raw):
+    monkeypatch.setenv(partitions.WIDTH_ENV, raw)
+    with pytest.raises(ConfigError, match=partitions.WIDTH_ENV):
+        partitions.configured_width()
+    monkeypatch.setenv(partitions.WIDTH_ENV, " 2500 ")
+    assert partitions.configured_width() == 2500
 
 
 def _leaves(engine: Engine, table: str, chain_id: int) -> list[tuple[int, int]]:

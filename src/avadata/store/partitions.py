@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from sqlalchemy import Connection
 
+from avadata.errors import ConfigError
 from avadata.store import dialect
 
 # The tables partitioned by chain and block range: the ones that grow with transactions (rows
@@ -78,10 +79,9 @@ def configured_width() -> int:
     raw = os.environ.get(WIDTH_ENV, "").strip()
     if not raw:
         return DEFAULT_BLOCKS
-    width = int(raw)
-    if width < 1:
-        raise ValueError(f"{WIDTH_ENV} must be a positive number of blocks, not {raw!r}")
-    return width
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{WIDTH_ENV} must be a positive number of blocks, not {raw!r}")
+    return int(raw)
 
 
 def ensure(
