@@ -106,3 +106,34 @@ def test_a_failed_batch_leaves_neither_rows_nor_leaves(engine, monkeypatch):
     assert top == 2
     write_evm_batch(engine, B.rich_batch(CHAIN, 3, 9))
     assert _leaves(engine, "evm_txs", CHAIN) == [(0, 4), (4, 8), (8, 12)]
+
+
+@pytest.mark.postgres
+@pg_only
+def test_batches_inside_known_leaves_skip_the_catalog_until_a_rollback(engine, monkeypatch):
+    from sqlalchemy import event
+
+    monkeypatch.setenv(partitions.WIDTH_ENV, "10")
+    asked = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _count(_conn, _cursor, statement, *_args):
+        if "pg_inherits" in statement:
+            asked.append(statement)
+
+    write_evm_batch(engine, B.rich_batch(CHAIN, 0, 2))
+    assert len(asked) == 1
+    write_evm_batch(engine, B.rich_batch(CHAIN, 3, 9))  # the same leaf: known, committed
+    assert len(asked) == 1
+    write_evm_batch(engine, B.rich_batch(CHAIN, 10, 12))  # a new leaf: asked
+    assert len(asked) == 2
+
+    def boom(_conn, _batch):
+        raise RuntimeError("crash inside the batch")
+
+    with pytest.raises(RuntimeError):  # makes the leaf of 20-29, then rolls it back
+        write_evm_batch(engine, B.rich_batch(CHAIN, 13, 22), appliers=[boom])
+    assert len(asked) == 3
+    write_evm_batch(engine, B.rich_batch(CHAIN, 13, 22))  # asked again: the leaf is made
+    assert len(asked) == 4
+    assert _leaves(engine, "evm_txs", CHAIN) == [(0, 10), (10, 20), (20, 30)]

@@ -27,7 +27,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, event
 
 from avadata.errors import ConfigError
 from avadata.store import dialect
@@ -99,7 +99,11 @@ def ensure(
     `configured_width()`)."""
     if not dialect.has_partitions(conn):
         return
+    key = (chain_id, tuple(tables))
+    if _known(conn, key, first_block, last_block):
+        return
     have = _leaves(conn, chain_id, tables)
+    spans = []
     for table in tables:  # one fixed order: two writers wait for each other, never deadlock
         ranges = have.get(table)
         if ranges is None:
@@ -110,6 +114,64 @@ def ensure(
         for lo, hi in missing(ranges, first_block, last_block, step):
             _add_leaf(conn, table, chain_id, lo, hi)
             ranges.append((lo, hi))
+        spans.append(_run(ranges, first_block))
+    _remember(conn, key, (max(a for a, _ in spans), min(b for _, b in spans)))
+
+
+# What a writer connection knows to be covered, so that the batches that follow one another
+# inside a leaf skip the catalog query: per (chain, tables), the blocks (from, to exclusive)
+# that every table has leaves for. "pending" is what this transaction saw (its own new leaves
+# included); it joins "seen" when the transaction commits and is dropped when it rolls back
+# (a new leaf goes with it). A leaf detached by hand makes the next write fail, which rolls
+# back and forgets everything: the retry asks the catalog again.
+_SEEN = "avadata.partitions.seen"
+_PENDING = "avadata.partitions.pending"
+_Key = tuple[int, tuple[str, ...]]
+
+
+def _known(conn: Connection, key: _Key, first: int, last: int) -> bool:
+    for name in (_PENDING, _SEEN):
+        span = conn.info.get(name, {}).get(key)
+        if span is not None and span[0] <= first and last < span[1]:
+            return True
+    return False
+
+
+def _remember(conn: Connection, key: _Key, span: tuple[int, int]) -> None:
+    engine = conn.engine
+    if not event.contains(engine, "commit", _on_commit):
+        event.listen(engine, "begin", _drop_pending)
+        event.listen(engine, "rollback_savepoint", _drop_pending)
+        event.listen(engine, "commit", _on_commit)
+        event.listen(engine, "rollback", _on_rollback)
+    conn.info.setdefault(_PENDING, {})[key] = span
+
+
+def _on_commit(conn: Connection) -> None:
+    conn.info.setdefault(_SEEN, {}).update(conn.info.pop(_PENDING, {}))
+
+
+def _drop_pending(conn: Connection, *_args: object) -> None:
+    conn.info.pop(_PENDING, None)
+
+
+def _on_rollback(conn: Connection) -> None:
+    # All of it: the failure may have been a leaf that is no longer there.
+    conn.info.pop(_PENDING, None)
+    conn.info.pop(_SEEN, None)
+
+
+def _run(ranges: Sequence[tuple[int, int]], block: int) -> tuple[int, int]:
+    """The blocks (from, to exclusive) of the unbroken run of `ranges` that holds `block`."""
+    have = sorted(ranges)
+    lo, hi = next((a, b) for a, b in have if a <= block < b)
+    for a, b in have:
+        if a == hi:
+            hi = b
+    for a, b in reversed(have):
+        if b == lo:
+            lo = a
+    return lo, hi
 
 
 def missing(
