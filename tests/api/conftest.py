@@ -32,9 +32,16 @@ def chain(store: tuple[str, Chain]) -> Chain:
     return store[1]
 
 
+# The PostgreSQL store's leaves (store/partitions.py): blocks per leaf, and an empty chain
+# beside the synthetic one whose leaves no list of the synthetic chain may read.
+PG_LEAF_BLOCKS = 8
+OTHER_CHAIN = 7
+
+
 @pytest.fixture(scope="session")
 def pg_store() -> Iterator[str]:
     """The same synthetic chain in a throwaway PostgreSQL: its URL."""
+    from avadata.store import partitions
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate
     from avadata.store.writer import mark_chain, write_evm_batch
@@ -45,6 +52,10 @@ def pg_store() -> Iterator[str]:
         url = cluster.url(cluster.create_database("avadata_api"))
         engine = make_engine(url)
         migrate(engine)
+        with engine.begin() as conn:
+            # Leaves of a few blocks, and another chain's, so that the plans show pruning.
+            partitions.ensure(conn, CHAIN_ID, 0, 0, width=PG_LEAF_BLOCKS)
+            partitions.ensure(conn, OTHER_CHAIN, 0, 40, width=PG_LEAF_BLOCKS)
         for batch in build()[1]:
             write_evm_batch(engine, batch)
         mark_chain(

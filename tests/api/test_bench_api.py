@@ -4,6 +4,8 @@ server) land exactly where following the server's own nextPageToken lands."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,20 +17,33 @@ from avadata.store.engine import make_engine
 from avadata.store.keys import ensure_secret
 from avadata.store.migrate import migrate
 from tests.api.http import TestClient
+from tests.support import pg_cluster as pgc
 
 PAGE = 4
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[TestClient, str]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('bench-api') / 'api.db'}"
-    engine = make_engine(url)
-    migrate(engine)
-    api_store.build(engine, 3_000)
-    ensure_secret(engine)  # as `avadata serve` does before the bench reads it
-    engine.dispose()
-    with TestClient(create_app(Settings(db_url=url)), raise_server_exceptions=False) as c:
-        yield c, url
+@pytest.fixture(
+    scope="module",
+    params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
+)
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[TestClient, str]]:
+    """The bench's store as the bench builds it: on SQLite by the writer, on PostgreSQL a
+    segment of 1,000 transactions by the writer and two copies by the server (tiles.py)."""
+    with contextlib.ExitStack() as stack:
+        if request.param == "sqlite":
+            url = f"sqlite:///{tmp_path_factory.mktemp('bench-api') / 'api.db'}"
+        else:
+            cluster = stack.enter_context(pgc.PgCluster())
+            url = cluster.url(cluster.create_database("bench_api"))
+        engine = make_engine(url)
+        migrate(engine)
+        api_store.build_fast(engine, 3_000, segment_txs=1_000)
+        ensure_secret(engine)  # as `avadata serve` does before the bench reads it
+        engine.dispose()
+        with TestClient(create_app(Settings(db_url=url)), raise_server_exceptions=False) as c:
+            yield c, url
 
 
 def _items(body: dict[str, Any]) -> list[Any]:

@@ -16,6 +16,7 @@ from avadata.store.engine import make_reader_engine
 from avadata.store.types import Engine
 from tests.api.http import TestClient
 from tests.api.routes import LISTS
+from tests.api.synthetic import CHAIN_ID
 
 _SMALL_TABLES = ("chains", "api_keys", "api_secrets", "tokens")
 
@@ -65,7 +66,8 @@ def test_postgres_list_queries_use_index_ranges(
     """PostgreSQL's planner, asked to avoid sequential scans and sorts (a test store is so
     small that scanning it is cheapest): each list's plan reads an index range in the page's
     order. A node it cannot avoid stays in the plan, so a Seq Scan or Sort left over a chain
-    table means no index serves that query."""
+    table means no index serves that query. The partitioned tables' leaves (a few blocks each,
+    beside an empty chain's) are read for the listed chain only: partition pruning."""
     engine, seen = _statements(pg_store, path)
     with engine.connect() as conn:
         conn.exec_driver_sql("SET enable_seqscan = off")
@@ -74,6 +76,8 @@ def test_postgres_list_queries_use_index_ranges(
             assert " OFFSET " not in sql.upper(), (path, sql)
             plan = [str(r[0]) for r in conn.exec_driver_sql("EXPLAIN " + sql, params)]
             assert _pg_full_reads(plan) == [], (path, sql, "\n".join(plan))
+            chains = {int(c) for c in re.findall(r"\b\w+_c(\d+)_b\d+\b", "\n".join(plan))}
+            assert chains <= {CHAIN_ID}, (path, "partitions not pruned", "\n".join(plan))
     engine.dispose()
 
 

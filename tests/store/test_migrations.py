@@ -16,6 +16,7 @@ from sqlalchemy import inspect
 
 from avadata.store.engine import make_engine
 from avadata.store.migrate import HEAD, heads, migrate, upgrade_through_history
+from avadata.store.partitions import PARTITIONED
 from avadata.store.schema import metadata
 from tests.store.conftest import ENGINES
 from tests.support import pg_cluster as pgc
@@ -41,16 +42,30 @@ def _options(index: Any) -> str:
     return repr(sorted((k, str(v)) for k, v in (index.get("dialect_options") or {}).items()))
 
 
+def _partition_keys(conn: Any) -> dict[str, str]:
+    """{table: its partition key, as PostgreSQL states it} of the partitioned tables that are
+    not partitions themselves (the store's parents); none on SQLite."""
+    if conn.dialect.name == "sqlite":
+        return {}
+    rows = conn.exec_driver_sql(
+        "SELECT relname, pg_get_partkeydef(oid) FROM pg_class "
+        "WHERE relkind = 'p' AND NOT relispartition"
+    )
+    return dict(rows.all())
+
+
 def _schema(url: str) -> dict[str, Any]:
-    """Every table's columns (in order), keys, indexes and constraints, as the engine reports
-    them."""
+    """Every table's columns (in order), keys, indexes, constraints and partition key, as the
+    engine reports them (partitions are left out: a store's own rows decide them)."""
     eng = make_engine(url)
     try:
         with eng.connect() as conn:
             insp = inspect(conn)
+            keys = _partition_keys(conn)
             out: dict[str, Any] = {}
-            for t in sorted(insp.get_table_names()):
+            for t in sorted(set(insp.get_table_names()) - _partitions(conn)):
                 out[t] = {
+                    "partition_by": keys.get(t),
                     "columns": [
                         (c["name"], str(c["type"]), c["nullable"], str(c.get("default")))
                         for c in insp.get_columns(t)
@@ -72,6 +87,13 @@ def _schema(url: str) -> dict[str, Any]:
             return out
     finally:
         eng.dispose()
+
+
+def _partitions(conn: Any) -> set[str]:
+    if conn.dialect.name == "sqlite":
+        return set()
+    rows = conn.exec_driver_sql("SELECT relname FROM pg_class WHERE relispartition")
+    return set(rows.scalars())
 
 
 @pytest.fixture(params=ENGINES)
@@ -99,6 +121,60 @@ def test_a_new_store_is_the_database_the_history_builds(two_empty_db_urls):
     built = _schema(new)
     assert set(built) == set(metadata.tables) | {"alembic_version"}
     assert built == _schema(history)
+    partitioned = {t for t, v in built.items() if v["partition_by"]}
+    assert partitioned == (set(PARTITIONED) if "postgresql" in new else set())
+
+
+def test_the_partitioning_revision_converts_a_store_and_back(two_empty_db_urls, monkeypatch):
+    """A store written before revision 0024 (two chains) is converted by it: the same rows,
+    in a leaf per block range of each chain, and the database a new store is; its downgrade
+    gives the whole tables back with the same rows."""
+    from alembic import command
+
+    from avadata.store import partitions, write_evm_batch
+    from avadata.store.migrate import alembic_config
+    from tests.store import builders as B
+
+    old, new = two_empty_db_urls
+    eng = make_engine(old)
+    with eng.begin() as conn:
+        upgrade_through_history(conn, "20261125_0021")
+    with monkeypatch.context() as m:
+        m.setattr(partitions, "ensure", lambda *a, **k: None)  # what the writer did then
+        for chain, first in ((43113, 0), (43113, 3), (7, 5)):
+            write_evm_batch(eng, B.rich_batch(chain, first, first + 2))
+
+    def rows() -> dict[str, list[Any]]:
+        with eng.connect() as conn:
+            return {
+                t: sorted(map(tuple, conn.exec_driver_sql(f"SELECT * FROM {t}").all()))
+                for t in PARTITIONED
+            }
+
+    before = rows()
+    assert all(before.values())
+    monkeypatch.setenv(partitions.WIDTH_ENV, "4")
+    migrate(eng)
+    assert rows() == before
+    fresh = make_engine(new)
+    migrate(fresh)
+    fresh.dispose()
+    assert _schema(old) == _schema(new)
+    if "postgresql" in old:
+        with eng.connect() as conn:
+            got = (
+                partitions._leaves(conn, 43113, ("evm_txs",)),
+                partitions._leaves(conn, 7, ("evm_txs",)),
+            )
+        assert [sorted(g["evm_txs"]) for g in got] == [[(0, 4), (4, 8)], [(4, 8)]]
+    with eng.begin() as conn:
+        cfg = alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "20261125_0021")
+    assert rows() == before
+    with eng.connect() as conn:
+        assert _partition_keys(conn) == {} and _partitions(conn) == set()
+    eng.dispose()
 
 
 def test_a_new_store_is_created_without_alembic(tmp_path: Path) -> None:

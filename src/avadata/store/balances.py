@@ -87,16 +87,18 @@ ERC1155_HISTORY = HistoryTable(
 )
 
 
-def write_history(
+def history_rows(
     conn: Connection,
     spec: HistoryTable,
     chain_id: int,
     first_block: int,
     transfers: Sequence[TokenTransfer],
     carried: Carried | None = None,
-) -> None:
-    """A balance table's rows from `transfers` (ERC-20 ones into ERC20_HISTORY, ERC-1155 ones
-    into ERC1155_HISTORY), its priors from `carried` where it holds them."""
+) -> list[tuple[Any, ...]]:
+    """A balance table's rows (in `spec.columns` order) from `transfers` (ERC-20 ones for
+    ERC20_HISTORY, ERC-1155 ones for ERC1155_HISTORY), its priors from `carried` where it holds
+    them. Computed once per batch, apart from their write: `carried` moves on here, so a write
+    that is retried (`dialect.write_new_rows`) must not compute them again."""
     table = spec.table
 
     def load(keys: list[Any]) -> dict[Any, int]:
@@ -107,10 +109,9 @@ def write_history(
         spec.key_of,
         load if carried is None else (lambda keys: carried.prior(chain_id, table.name, keys, load)),
     )
-    rows = [(chain_id, *key, block, v) for (key, block), v in hist.items()]
-    dialect.bulk_insert_ignore(conn, table, spec.columns, rows)
     if carried is not None:
         carried.done(chain_id, table.name)
+    return [(chain_id, *key, block, v) for (key, block), v in hist.items()]
 
 
 def write_erc721_owners(

@@ -15,6 +15,7 @@ The divergences, all of them:
   over unnest() on PostgreSQL, a correlated LIMIT 1 subquery over a VALUES list on SQLite,
   both one index seek per key;
 - a lock that serialises concurrent migrations;
+- partitions of the large chain tables (PostgreSQL only, `partitions.py`);
 - prepared reads (`read_rows`): on SQLite compiled once and run through the driver's cursor,
   elsewhere through SQLAlchemy's execute.
 """
@@ -112,12 +113,27 @@ def engine_label(engine: Engine) -> str:
         return f"PostgreSQL {version.split()[0]}"
 
 
+def store_bytes(conn: Connection) -> int:
+    """The store's size on disk, indexes included: the database's on PostgreSQL
+    (pg_database_size), the main file's pages on SQLite (the WAL aside)."""
+    if conn.dialect.name == "sqlite":
+        pages = conn.exec_driver_sql("PRAGMA page_count").scalar_one()
+        return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar_one())
+    return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar_one())
+
+
 def bounds_on_every_input(conn: Connection) -> bool:
     """True when each input of a keyset page must carry the page's bounds itself: PostgreSQL's
     planner (15, 16) neither merges a top-level UNION ALL's ordered arms (it sorts them whole)
     nor carries a bound across a join's equalities (a merge join then reads the joined table
     from its newest row down to the page); SQLite merges the arms as they come and looks each
     joined row up by key, and an arm's own LIMIT there would add a sort per arm."""
+    return conn.dialect.name == "postgresql"
+
+
+def has_partitions(conn: Connection) -> bool:
+    """True when the large chain tables are partitioned by chain and block range
+    (`store/partitions.py`): PostgreSQL. SQLite keeps each table whole."""
     return conn.dialect.name == "postgresql"
 
 

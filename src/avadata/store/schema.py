@@ -42,6 +42,10 @@ from avadata.store.coltypes import I256, U256, Address, Hash
 # WITHOUT ROWID on SQLite (see the module docstring); ignored by PostgreSQL.
 _CLUSTERED: dict[str, Any] = {"sqlite_with_rowid": False}
 
+# The large chain tables on PostgreSQL: a partition per chain, itself partitioned by block
+# range (store/partitions.py makes the partitions; docs/store.md).
+_BY_CHAIN = "LIST (chain_id)"
+
 # Explicit constraint names so migrations can refer to them on both engines.
 metadata = MetaData(
     naming_convention={
@@ -164,6 +168,7 @@ evm_txs = Table(
     # Per-address listings (sent / received), newest first.
     Index(None, "chain_id", "from_address", "block_number", "tx_index"),
     Index(None, "chain_id", "to_address", "block_number", "tx_index"),
+    postgresql_partition_by=_BY_CHAIN,
 )
 
 # What only getTransaction shows of a transaction, apart from evm_txs so that the lists,
@@ -178,6 +183,7 @@ evm_tx_inputs = Table(
     Column("max_fee_per_gas", U256()),
     Column("max_priority_fee_per_gas", U256()),
     PrimaryKeyConstraint("chain_id", "block_number", "tx_index"),
+    postgresql_partition_by=_BY_CHAIN,
 )
 
 evm_logs = Table(
@@ -196,6 +202,7 @@ evm_logs = Table(
     Column("topic3", Hash()),
     Column("data", Text, nullable=False),
     PrimaryKeyConstraint("chain_id", "block_number", "log_index"),
+    postgresql_partition_by=_BY_CHAIN,
 )
 
 token_transfers = Table(
@@ -219,6 +226,7 @@ token_transfers = Table(
     Column("operator", Address()),
     PrimaryKeyConstraint("chain_id", "block_number", "log_index", "batch_index"),
     Index(None, "chain_id", "token", "block_number", "log_index", "batch_index"),
+    postgresql_partition_by=_BY_CHAIN,
 )
 
 # One row per distinct from/to of a transfer: "transfers of address A of standard S, newest
@@ -236,6 +244,7 @@ transfer_participants = Table(
         "chain_id", "address", "standard", "block_number", "log_index", "batch_index"
     ),
     sqlite_with_rowid=False,
+    postgresql_partition_by=_BY_CHAIN,
 )
 
 internal_calls = Table(
@@ -259,6 +268,7 @@ internal_calls = Table(
     Column("reverted", Boolean(create_constraint=False), nullable=False),
     Column("error", Text),
     PrimaryKeyConstraint("chain_id", "block_number", "tx_index", "trace_index"),
+    postgresql_partition_by=_BY_CHAIN,
 )
 
 # Only the frames the Data API lists as internal transactions (see rows.is_listed_call).
@@ -272,6 +282,7 @@ internal_call_participants = Table(
     Column("trace_index", Integer, nullable=False),
     PrimaryKeyConstraint("chain_id", "address", "block_number", "tx_index", "trace_index"),
     sqlite_with_rowid=False,
+    postgresql_partition_by=_BY_CHAIN,
 )
 
 contracts = Table(

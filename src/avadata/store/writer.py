@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, select
 
 from avadata.records import EvmBatch, TokenInfo, TokenStandard, TokenTransfer
-from avadata.store import balances, dialect
+from avadata.store import balances, dialect, partitions
 from avadata.store import cursors as cursor_mod
 from avadata.store import rows as R
 from avadata.store.balances import ZERO_ADDRESS as ZERO_ADDRESS  # re-exported
@@ -96,11 +96,23 @@ def write_prepared_in(
     if carried is not None:
         carried.begin(batch.chain_id, batch.first_block, batch.last_block)
 
-    dialect.write_new_rows(
-        conn, lambda: _above_stored(conn, batch), lambda: _write_rows(conn, batch, base_txs)
-    )
+    # The leaves the rows go to exist before the COPY needs them, in this transaction.
+    partitions.ensure(conn, batch.chain_id, batch.first_block, batch.last_block)
+    # The balance histories are keyed by block too: they take the new rows' path with the
+    # rest (computed first, as their priors move `carried` on).
+    by_std = _by_standard(batch)
+    histories = _balance_histories(conn, batch, by_std, carried)
+
+    def write() -> None:
+        _write_rows(conn, batch, base_txs)
+        for spec, rows in histories:
+            dialect.bulk_insert_ignore(conn, spec.table, spec.columns, rows)
+
+    dialect.write_new_rows(conn, lambda: _above_stored(conn, batch), write)
     _write_tokens(conn, batch.chain_id, batch.tokens)
-    _write_balances(conn, batch, carried)
+    erc721 = by_std.get(TokenStandard.ERC721.value)
+    if erc721:
+        balances.write_erc721_owners(conn, batch.chain_id, erc721)
 
     for step in after:
         step(conn)
@@ -271,23 +283,32 @@ def _write_tokens(conn: Connection, chain_id: int, infos: Sequence[TokenInfo]) -
     conn.execute(stmt, list(rows.values()))
 
 
-def _write_balances(conn: Connection, batch: PreparedBatch, carried: Carried | None) -> None:
-    """ERC-20/1155 balance histories and ERC-721 owners from the batch's transfers."""
-    if not batch.transfers:
-        return
-    by_std: dict[str, list[TokenTransfer]] = defaultdict(list)
-    for t in batch.transfer_records():
-        by_std[str(t.standard)].append(t)
-    erc20 = by_std[TokenStandard.ERC20.value]
-    erc721 = by_std[TokenStandard.ERC721.value]
-    erc1155 = by_std[TokenStandard.ERC1155.value]
-    if erc20:
-        balances.write_history(
-            conn, balances.ERC20_HISTORY, batch.chain_id, batch.first_block, erc20, carried
-        )
-    if erc1155:
-        balances.write_history(
-            conn, balances.ERC1155_HISTORY, batch.chain_id, batch.first_block, erc1155, carried
-        )
-    if erc721:
-        balances.write_erc721_owners(conn, batch.chain_id, erc721)
+def _by_standard(batch: PreparedBatch) -> dict[str, list[TokenTransfer]]:
+    """The batch's transfers by token standard ("ERC-20", ...), in position order."""
+    out: dict[str, list[TokenTransfer]] = defaultdict(list)
+    for t in batch.transfer_records() if batch.transfers else ():
+        out[str(t.standard)].append(t)
+    return out
+
+
+_HISTORIES = (
+    (balances.ERC20_HISTORY, TokenStandard.ERC20.value),
+    (balances.ERC1155_HISTORY, TokenStandard.ERC1155.value),
+)
+
+
+def _balance_histories(
+    conn: Connection,
+    batch: PreparedBatch,
+    by_std: dict[str, list[TokenTransfer]],
+    carried: Carried | None,
+) -> list[tuple[balances.HistoryTable, list[tuple[Any, ...]]]]:
+    """The ERC-20 and ERC-1155 balance histories' rows from the batch's transfers."""
+    out = []
+    for spec, standard in _HISTORIES:
+        if by_std.get(standard):
+            rows = balances.history_rows(
+                conn, spec, batch.chain_id, batch.first_block, by_std[standard], carried
+            )
+            out.append((spec, rows))
+    return out
