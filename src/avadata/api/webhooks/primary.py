@@ -55,6 +55,10 @@ class ValidatorMetadata(Body):
     keyType: Literal["nodeId", "subnetId"]
     keys: list[str]
     subEvents: ValidatorSubEvents
+    # Kept and answered, not used (docs/compatibility.md).
+    nodeIds: list[str] | None = None
+    subnetIds: list[str] | None = None
+    l1ValidatorFeeBalanceThreshold: str | None = None
 
 
 class ValidatorRequest(Destination):
@@ -98,7 +102,9 @@ def _validator_keys(key_type: str, keys: list[str], cap: int) -> None:
 def _new(st: AppState, req: Any, chain: str) -> NewWebhook:
     params.network(req.network, params.indexed_network(st))
     # The metadata as read (members we do not serve are not kept, nor answered back).
-    scope = Scope(req.network, chain, json.dumps(req.metadata.model_dump(), sort_keys=True))
+    # An optional member not given is not answered (the spec's schemas have no nulls).
+    metadata = req.metadata.model_dump(exclude_none=True)
+    scope = Scope(req.network, chain, json.dumps(metadata, sort_keys=True))
     return NewWebhook(
         event_type=req.eventType,
         chain_id=0,

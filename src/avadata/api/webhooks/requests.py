@@ -155,6 +155,7 @@ MAX_BLOCK = 2**63 - 1
 _STR = {"type": "string"}
 _NULL_STR = {"type": ["string", "null"]}
 _NULL_BOOL = {"type": ["boolean", "null"]}
+_NULL_STRS = {"type": ["array", "null"], "items": {"type": "string"}}
 _ADDRESSES = {"type": "array", "items": {"type": "string", "pattern": _ADDRESS.pattern}}
 _URL = {
     "type": "string",
@@ -215,6 +216,10 @@ _VALIDATOR_ACTIVITY = _obj(
                 keyType={"type": "string", "enum": [key_type]},
                 keys=_keys(pattern, what),
                 subEvents=_subs("validatorActivitySubEvents", VALIDATOR_SUB_EVENTS),
+                # Kept and answered, not used.
+                nodeIds=_NULL_STRS,
+                subnetIds=_NULL_STRS,
+                l1ValidatorFeeBalanceThreshold=_NULL_STR,
             )
             for key_type, pattern, what in (
                 ("nodeId", NODE_ID, "NodeID-..."),
