@@ -164,7 +164,28 @@ def test_a_sub_second_devnet_chain_through_the_facade(tmp_path: Path) -> None:
         day = ts - ts % DAY
         seconds[day] = max(seconds[day], txs[n] / max(ts - prev, 1))
     got = _served_chain(engine, chain_id)
+    _served_milliseconds(engine, chain_id, blocks)
     engine.dispose()
     assert got.keys() >= want.keys()
     assert all(math.isclose(got[d], want[d], rel_tol=1e-12) for d in want), (got, want)
     assert any(want[d] > seconds[d] for d in want)
+
+
+def _served_milliseconds(engine: Engine, chain_id: int, blocks: list[dict[str, Any]]) -> None:
+    """The Data API sends each block's timeMilliseconds as the reference's optional
+    blockTimestampMilliseconds: on getBlock and on getTransaction's nativeTransaction."""
+    from avadata.api.app import create_app
+    from avadata.settings import Settings
+    from tests.api.http import TestClient
+    from tests.support.glacier_schema import conforms
+
+    settings = Settings(db_url=str(engine.url), page_token_secret="subsecond-secret-0123")
+    with TestClient(create_app(settings)) as client:
+        for b in [b for b in blocks if b["transactions"]][-3:]:
+            want = int(b["timeMilliseconds"], 16)
+            got = client.get(f"/v1/chains/{chain_id}/blocks/{int(b['number'], 16)}").json()
+            conforms(got, "GetEvmBlockResponse")
+            assert got["blockTimestampMilliseconds"] == want
+            tx = client.get(f"/v1/chains/{chain_id}/transactions/{b['transactions'][0]}").json()
+            conforms(tx, "GetTransactionResponse")
+            assert tx["nativeTransaction"]["blockTimestampMilliseconds"] == want

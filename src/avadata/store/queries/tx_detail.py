@@ -43,6 +43,7 @@ def _full() -> Any:
         select(
             *evm_txs.c,
             _B.base_fee.label("base_fee_per_gas"),
+            _B.time_ms.label("block_time_ms"),
             _I.input,
             _I.max_fee_per_gas,
             _I.max_priority_fee_per_gas,
@@ -68,8 +69,8 @@ _AT = _full().where(_T.block_number == bindparam("number"), _T.tx_index == bindp
 
 
 def by_hash(conn: Connection, chain_id: int, tx_hash: str) -> AnyRow | None:
-    """The transaction with this (lower-case) hash, with base_fee_per_gas, input and the fee
-    caps (None when not recorded); None when not indexed."""
+    """The transaction with this (lower-case) hash, with base_fee_per_gas, block_time_ms, input
+    and the fee caps (None when not recorded); None when not indexed."""
     rows = fetch(conn, _BY_HASH, {"chain": chain_id, "hash": tx_hash})
     return rows[0] if rows else None
 
