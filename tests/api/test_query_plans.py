@@ -140,3 +140,98 @@ def test_postgres_pages_bound_the_joined_rows_too(pg_store: str, path: str, join
     engine.dispose()
     (sql,) = [q for q, _ in seen if f"JOIN {joined}" in q]
     assert f"({joined}.block_number, {joined}." in sql, sql
+
+
+# listTransactions and listTransactionsV2: a page's transactions, then their transfers and
+# internal calls (store/queries/tx_detail.py).
+_DETAILED = [p for p, _, _ in LISTS if p.endswith("/transactions") and "/addresses/" in p]
+_DETAILED += [p.replace("/v1/", "/v2/", 1) for p in _DETAILED]
+_DETAIL_TABLES = ("token_transfers", "internal_calls")
+
+
+def _read_table(sql: str) -> str:
+    """The table a SELECT reads first ("" when it names none)."""
+    found = re.search(r"\bFROM\s+(\w+)", sql)
+    return found.group(1) if found else ""
+
+
+def _page_and_details(
+    conn: Any, seen: list[tuple[str, Any]]
+) -> tuple[set[tuple[int, int]], list[tuple[str, Any]]]:
+    """The page's transactions (its own statement run again: pageSize=1 and the row past it,
+    a self-transfer's two copies counted once) and the statements that read their details."""
+    (txs_sql, txs_params) = next((q, p) for q, p in seen if _read_table(q) == "evm_txs")
+    keys: list[tuple[int, int]] = []
+    for r in conn.exec_driver_sql(txs_sql, txs_params).mappings():
+        key = (int(r["block_number"]), int(r["tx_index"]))
+        if key not in keys:
+            keys.append(key)
+    details = [(q, p) for q, p in seen if _read_table(q) in _DETAIL_TABLES]
+    assert len(details) == 2, [q for q, _ in seen]
+    return set(keys[:2]), details
+
+
+@pytest.mark.parametrize("path", _DETAILED)
+def test_a_deep_pages_details_read_only_its_transactions(store, path: str) -> None:
+    """A page past the first reads the transfers and internal calls of its own transactions:
+    each read searches one of the page's blocks (no range of the chain, so its cost does not
+    grow with the page's depth), and only the page's transactions' rows come back and are
+    joined, not those of the other transactions in its blocks (a deep page straddling two
+    busy blocks read and shaped both blocks' rows)."""
+    engine, seen = _statements(store[0], path)
+    with engine.connect() as conn:
+        page, details = _page_and_details(conn, seen)
+        blocks = {b for b, _ in page}
+        others = 0
+        for sql, params in details:
+            plan = [str(r[3]) for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, params)]
+            table = _read_table(sql)
+            reads = [s for s in plan if s.startswith(("SEARCH", "SCAN")) and f" {table} " in s]
+            assert 0 < len(reads) <= len(blocks), (path, plan)
+            assert all("block_number=?" in s for s in reads), (path, plan)
+            rows = conn.exec_driver_sql(sql, params).mappings().all()
+            assert {(r["block_number"], r["tx_index"]) for r in rows} <= page, (path, rows)
+            every = conn.exec_driver_sql(
+                f"SELECT tx_index, block_number FROM {table} WHERE block_number IN "
+                f"({', '.join(map(str, blocks))})"
+            ).all()
+            others += sum(1 for i, b in every if (b, i) not in page)
+        assert others, "the page's blocks hold other transactions' rows (what is not read)"
+    engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("path", _DETAILED)
+def test_postgres_deep_page_details_read_only_its_transactions(pg_store: str, path: str) -> None:
+    """The same on PostgreSQL, by what its executor did: each detail table is read through
+    its primary key on the page's blocks (their leading columns, chain and block), and the
+    rows that go on to the joins are the page's transactions' alone."""
+    engine, seen = _statements(pg_store, path)
+    with engine.connect() as conn:
+        # The planner's choice on a store it knows (autovacuum would analyze them in time).
+        conn.exec_driver_sql("ANALYZE token_transfers, internal_calls")
+        conn.exec_driver_sql("SET enable_seqscan = off")
+        page, details = _page_and_details(conn, seen)
+        for sql, params in details:
+            table = _read_table(sql)
+            explain = "EXPLAIN (ANALYZE, FORMAT JSON) " + sql
+            (doc,) = conn.exec_driver_sql(explain, params).scalar_one()
+            nodes = list(_pg_nodes(doc["Plan"]))
+            reads = [n for n in nodes if n.get("Relation Name") == table]
+            assert len(reads) == 1, (path, nodes)
+            used = [n.get("Index Name") for n in nodes if table in str(n.get("Index Name"))]
+            assert used and set(used) == {f"pk_{table}"}, (path, used)
+            (read,) = reads
+            cond = str(read.get("Index Cond", read.get("Recheck Cond")))
+            assert "block_number" in cond, (path, cond)
+            assert "tx_index" in cond + str(read.get("Filter")), (path, read.get("Filter"))
+            rows = conn.exec_driver_sql(sql, params).mappings().all()
+            assert {(r["block_number"], r["tx_index"]) for r in rows} <= page
+            assert read["Actual Rows"] * read["Actual Loops"] >= len(rows)
+    engine.dispose()
+
+
+def _pg_nodes(node: dict[str, Any]) -> Any:
+    yield node
+    for child in node.get("Plans", ()):
+        yield from _pg_nodes(child)

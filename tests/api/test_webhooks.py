@@ -241,3 +241,17 @@ def test_a_webhooks_stream_is_its_owners_and_resumes(tmp_path: Path, store) -> N
         first = read(2, None)
         rest = read(len(wanted) - 2, first[-1])
         assert first + rest == [f"{b}-{i}" for b, i in wanted]
+
+        # Bounded streams end by themselves: after maxEvents events, or maxSeconds.
+        own = {"x-glacier-api-key": mine}
+        two = http.get(f"{stream}&maxEvents=2", headers=own).text.splitlines()
+        assert [line[4:] for line in two if line.startswith("id: ")] == first
+        quiet = http.get(f"{stream}&maxSeconds=0.1&lastEventId={rest[-1]}", headers=own)
+        assert quiet.status_code == 200 and "id: " not in quiet.text
+        bare = f"{base}/v1/events/stream?webhookId={wid.json()['id']}"
+        for bad in ("maxEvents=0", "maxSeconds=0", "maxSeconds=nan", "lastEventId=%D9%A1-2"):
+            r = http.get(f"{bare}&{bad}", headers=own)
+            assert r.status_code == 400, bad
+            assert r.json()["message"].startswith(bad.split("=")[0]), r.text
+        r = http.get(bare, headers={**own, "Last-Event-ID": "7-x"})
+        assert r.status_code == 400 and r.json()["message"].startswith("Last-Event-ID"), r.text

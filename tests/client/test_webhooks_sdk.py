@@ -88,6 +88,9 @@ def test_primary_network_webhooks_through_the_sdk(server) -> None:
     assert made["eventType"] == "primary_network_address_activity"
     assert made["chainId"] == "p-chain" and made["metadata"]["keys"] == keys
     assert out["validator"]["metadata"]["keys"] == [node] and out["got"] == out["validator"]
+    assert out["validator"]["metadata"]["nodeIds"] == [node]
+    assert out["validator"]["metadata"]["l1ValidatorFeeBalanceThreshold"] == "1000"
+    assert "subnetIds" not in out["validator"]["metadata"]  # not given: not answered
     assert out["listed"] == [
         [made["id"], "primary_network_address_activity"],
         [out["validator"]["id"], "validator_activity"],

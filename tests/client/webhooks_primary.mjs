@@ -33,6 +33,9 @@ try {
         keyType: "nodeId",
         keys: [args.nodeId],
         subEvents: { validatorActivitySubEvents: ["validator_stake", "reward_distribution"] },
+        // Kept and answered, not used.
+        nodeIds: [args.nodeId],
+        l1ValidatorFeeBalanceThreshold: "1000",
       },
     },
     opts,

@@ -205,6 +205,7 @@ def test_the_devnet_sub_second_chain(tmp_path: Path) -> None:
     assert any(ms[n] % 1000 for n in ms), "no two blocks in one second"
     got = {m: _served_chain(engine, chain_id, m) for m in (MetricName.MAX_TPS, MetricName.AVG_TPS)}
     rolling = _rolling_avg(engine, chain_id)
+    _served_milliseconds(engine, chain_id, blocks)
     engine.dispose()
     want, want_avg = _want(ms, txs), _want_avg(ms, txs)
     assert _close(got[MetricName.MAX_TPS], want) and _close(got[MetricName.AVG_TPS], want_avg)
@@ -218,3 +219,23 @@ def test_the_devnet_sub_second_chain(tmp_path: Path) -> None:
     assert any(v < want[d] for d, v in whole.items())
     in_seconds = _want_avg(seconds, txs)
     assert any(not math.isclose(v, want_avg[d], rel_tol=1e-9) for d, v in in_seconds.items())
+
+
+def _served_milliseconds(engine: Engine, chain_id: int, blocks: list[dict[str, Any]]) -> None:
+    """The Data API sends each block's timeMilliseconds as the reference's optional
+    blockTimestampMilliseconds: on getBlock and on getTransaction's nativeTransaction."""
+    from avadata.api.app import create_app
+    from avadata.settings import Settings
+    from tests.api.http import TestClient
+    from tests.support.glacier_schema import conforms
+
+    settings = Settings(db_url=str(engine.url), page_token_secret="subsecond-secret-0123")
+    with TestClient(create_app(settings)) as client:
+        for b in [b for b in blocks if b["transactions"]][-3:]:
+            want = int(b["timeMilliseconds"], 16)
+            got = client.get(f"/v1/chains/{chain_id}/blocks/{int(b['number'], 16)}").json()
+            conforms(got, "GetEvmBlockResponse")
+            assert got["blockTimestampMilliseconds"] == want
+            tx = client.get(f"/v1/chains/{chain_id}/transactions/{b['transactions'][0]}").json()
+            conforms(tx, "GetTransactionResponse")
+            assert tx["nativeTransaction"]["blockTimestampMilliseconds"] == want

@@ -34,7 +34,7 @@ _HASH_RE = re.compile(r"0x[0-9a-fA-F]{64}")
 
 def evm_block(row: AnyRow) -> EvmBlock:
     base_fee = int(row.base_fee or 0)
-    return {
+    out: EvmBlock = {
         "chainId": str(row.chain_id),
         "blockNumber": str(row.number),
         "blockTimestamp": int(row.timestamp),
@@ -49,6 +49,9 @@ def evm_block(row: AnyRow) -> EvmBlock:
         "feesSpent": str(row.fees_spent),
         "cumulativeTransactions": str(row.cumulative_txs),
     }
+    if row.time_ms is not None:  # a header with timeMilliseconds (ACP-226, Granite)
+        out["blockTimestampMilliseconds"] = int(row.time_ms)
+    return out
 
 
 mount(

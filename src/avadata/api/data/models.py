@@ -67,6 +67,7 @@ class EvmBlock(TypedDict):
     parentHash: str
     feesSpent: str
     cumulativeTransactions: str
+    blockTimestampMilliseconds: NotRequired[int]
 
 
 class ListEvmBlocksResponse(TypedDict):
@@ -341,6 +342,7 @@ class DataListChainsResponse(TypedDict):
 class FullNativeTransactionDetails(NativeTransaction):
     input: str
     baseFeePerGas: str
+    blockTimestampMilliseconds: NotRequired[int]
     maxFeePerGas: NotRequired[str]
     maxPriorityFeePerGas: NotRequired[str]
 

@@ -42,6 +42,8 @@ def full_native(row: AnyRow) -> FullNativeTransactionDetails:
     # method selector is what the store knows (docs/compatibility.md).
     out["input"] = row.input if row.input is not None else (row.method_hash or "0x")
     out["baseFeePerGas"] = str(row.base_fee_per_gas or 0)
+    if row.block_time_ms is not None:  # the block's timeMilliseconds (ACP-226, Granite)
+        out["blockTimestampMilliseconds"] = int(row.block_time_ms)
     if row.max_fee_per_gas is not None:
         out["maxFeePerGas"] = str(row.max_fee_per_gas)
     if row.max_priority_fee_per_gas is not None:

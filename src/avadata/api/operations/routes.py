@@ -19,6 +19,7 @@ from avadata.api.errors import ERROR_RESPONSES, not_found
 from avadata.api.operations import plans
 from avadata.api.operations import requests as rq
 from avadata.api.operations.shapes import operation_body
+from avadata.api.primary.openapi import ok
 from avadata.api.webhooks.access import owner
 from avadata.exports import files
 from avadata.exports.plan import Plan, Position
@@ -55,6 +56,8 @@ def _own(request: Request, st: State, operation_id: str) -> jobs.Operation:
     "/v1/operations/transactions:export",
     status_code=201,
     operation_id="postTransactionExportJob",
+    responses=ok("OperationStatusResponse", status=201),
+    response_model=None,
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -74,7 +77,12 @@ def export_transactions(request: Request, st: State, body: AnyBody = None) -> di
     return operation_body(op, _download_url(request, operation_id))
 
 
-@router.get("/v1/operations/{operationId}", operation_id="getOperationResult")
+@router.get(
+    "/v1/operations/{operationId}",
+    operation_id="getOperationResult",
+    responses=ok("OperationStatusResponse"),
+    response_model=None,
+)
 def get_operation(request: Request, st: State, operation_id: OperationIdPath) -> dict[str, Any]:
     op = _own(request, st, operation_id)
     return operation_body(op, _download_url(request, op.operation_id))

@@ -1,10 +1,14 @@
-"""The primary-network routes' success bodies in the OpenAPI document.
+"""The success bodies of the primary-network, webhooks and operations routes in the OpenAPI
+document.
 
 Stage: api. The bodies are described by the hosted Data API's own schemas:
 `glacier_schemas.json` holds the components of the reference `glacier.json` that these
-responses use, copied as published. Where the reference answers a `oneOf` of list shapes
-(transactions, UTXOs) the document says `anyOf`: the SDK takes the first shape that parses,
-and an X-chain page, a superset of the P-chain shape, is valid as both.
+responses use, copied as published but for one enum: ValidatorActivitySubEvents adds the two
+sub-events avadata serves beyond the spec's (docs/compatibility.md, "Webhooks, second part").
+Where the reference answers a `oneOf` of list shapes (transactions, UTXOs) the document says
+`anyOf`: the SDK takes the first shape that parses, and an X-chain page, a superset of the
+P-chain shape, is valid as both (the webhook shapes' `oneOf` is told apart by `eventType`, so
+`anyOf` says the same of them).
 """
 
 from __future__ import annotations
@@ -23,12 +27,12 @@ def _schemas() -> dict[str, Any]:
     return schemas
 
 
-def ok(*names: str) -> dict[int | str, dict[str, Any]]:
-    """`responses=` entry of a route whose 200 is one of these reference schemas."""
+def ok(*names: str, status: int = 200) -> dict[int | str, dict[str, Any]]:
+    """`responses=` entry of a route whose `status` body is one of these reference schemas."""
     refs = [{"$ref": f"#/components/schemas/{n}"} for n in names]
     schema = refs[0] if len(refs) == 1 else {"anyOf": refs}
     body = {"application/json": {"schema": schema}}
-    return {200: {"description": "Successful response", "content": body}}
+    return {status: {"description": "Successful response", "content": body}}
 
 
 def add_components(doc: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ What is served and what is refused: docs/compatibility.md, "Webhooks, second par
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from avadata.api.deps import AppState
@@ -57,6 +58,9 @@ class ValidatorMetadata(Body):
     keyType: Literal["nodeId", "subnetId"]
     keys: list[str]
     subEvents: ValidatorSubEvents
+    # Kept and answered, not used (docs/compatibility.md).
+    nodeIds: list[str] | None = None
+    subnetIds: list[str] | None = None
     # nAVAX, a decimal string (the spec's type); checked by _threshold.
     l1ValidatorFeeBalanceThreshold: str | None = None
 
@@ -100,8 +104,8 @@ def _validator_keys(key_type: str, keys: list[str], cap: int) -> None:
 
 
 def _threshold(value: str | None, subs: list[str]) -> None:
-    """An L1 validator's fee balance threshold: nAVAX as a decimal string of a uint64, and
-    required with the sub-event that uses it."""
+    """An L1 validator's fee balance threshold: nAVAX as decimal digits
+    (rq.THRESHOLD_PATTERN), and required with the sub-event that uses it."""
     if value is None:
         if _L1_THRESHOLD in subs:
             raise bad_request(
@@ -109,10 +113,10 @@ def _threshold(value: str | None, subs: list[str]) -> None:
                 "sub-event (nAVAX, a decimal string)"
             )
         return
-    if not value.isascii() or not value.isdigit() or int(value) >= 2**64:
+    if re.fullmatch(rq.THRESHOLD_PATTERN, value) is None:
         raise bad_request(
             "metadata.l1ValidatorFeeBalanceThreshold: must be nAVAX as a decimal string "
-            f"of at most 20 digits below 2^64 (got {value[:40]!r})"
+            f"of 1 to 19 digits (got {value[:40]!r})"
         )
 
 

@@ -154,7 +154,11 @@ URL_PATTERN = r"^https?://[A-Za-z0-9._~%-]+(:[0-9]{1,5})?([/?#][^\s]*)?$"
 MAX_BLOCK = 2**63 - 1
 _STR = {"type": "string"}
 _NULL_STR = {"type": ["string", "null"]}
+# An L1 validator's fee balance threshold: nAVAX as decimal digits; 19 of them already pass
+# the whole supply, and every such value fits the uint64 the P-chain counts in.
+THRESHOLD_PATTERN = "^[0-9]{1,19}$"
 _NULL_BOOL = {"type": ["boolean", "null"]}
+_NULL_STRS = {"type": ["array", "null"], "items": {"type": "string"}}
 _ADDRESSES = {"type": "array", "items": {"type": "string", "pattern": _ADDRESS.pattern}}
 _URL = {
     "type": "string",
@@ -215,6 +219,10 @@ _VALIDATOR_ACTIVITY = _obj(
                 keyType={"type": "string", "enum": [key_type]},
                 keys=_keys(pattern, what),
                 subEvents=_subs("validatorActivitySubEvents", VALIDATOR_SUB_EVENTS),
+                # Kept and answered, not used.
+                nodeIds=_NULL_STRS,
+                subnetIds=_NULL_STRS,
+                l1ValidatorFeeBalanceThreshold={**_NULL_STR, "pattern": THRESHOLD_PATTERN},
             )
             for key_type, pattern, what in (
                 ("nodeId", NODE_ID, "NodeID-..."),

@@ -2,7 +2,8 @@
 
 Stage: api. Each operation names its owner (access.owner): another key's webhook answers 404,
 exactly as a missing one, so ids cannot be probed. Writes go through access.writer; the delivery
-worker (delivery/) sends what the webhooks select. Shapes: shapes.py; checks: requests.py.
+worker (delivery/) sends what the webhooks select. Shapes: shapes.py; checks: requests.py;
+the documented bodies are the reference's own schemas (api/primary/openapi.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi import APIRouter, Body, Path, Query, Request
 from avadata.api.deps import State, read_conn
 from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
+from avadata.api.primary.openapi import ok
 from avadata.api.webhooks import primary
 from avadata.api.webhooks import requests as rq
 from avadata.api.webhooks.access import owner, writer
@@ -26,6 +28,12 @@ router = APIRouter(tags=["Webhooks"], responses=ERROR_RESPONSES)
 
 IdPath = Annotated[str, Path(alias="id", description="The webhook identifier.")]
 AnyBody = Annotated[Any, Body()]
+# A webhook, as the reference answers it: one of its three kinds, told apart by eventType.
+_WEBHOOK = (
+    "EVMAddressActivityResponse",
+    "PrimaryNetworkAddressActivityResponse",
+    "ValidatorActivityResponse",
+)
 
 
 def _own(request: Request, st: State, webhook_id: str) -> tuple[str, Webhook]:
@@ -63,6 +71,8 @@ def _body(st: State, hook: Webhook) -> dict[str, Any]:
     "/v1/webhooks",
     status_code=201,
     operation_id="createWebhook",
+    responses=ok(*_WEBHOOK, status=201),
+    response_model=None,
     openapi_extra=rq.documented("createWebhook"),
 )
 def create_webhook(request: Request, st: State, body: AnyBody = None) -> dict[str, Any]:
@@ -97,7 +107,12 @@ def create_webhook(request: Request, st: State, body: AnyBody = None) -> dict[st
     return _answer(request, st, hook)
 
 
-@router.get("/v1/webhooks", operation_id="listWebhooks")
+@router.get(
+    "/v1/webhooks",
+    operation_id="listWebhooks",
+    responses=ok("ListWebhooksResponse"),
+    response_model=None,
+)
 def list_webhooks(
     request: Request,
     st: State,
@@ -118,24 +133,41 @@ def list_webhooks(
     "/v1/webhooks:generateOrRotateSharedSecret",
     status_code=201,
     operation_id="generateOrRotateSharedSecret",
+    responses=ok("SharedSecretsResponse", status=201),
+    response_model=None,
 )
 def rotate_secret(request: Request, st: State) -> dict[str, str]:
     return {"secret": registry.rotate_secret(writer(request, st), owner(request))}
 
 
-@router.get("/v1/webhooks:getSharedSecret", operation_id="getSharedSecret")
+@router.get(
+    "/v1/webhooks:getSharedSecret",
+    operation_id="getSharedSecret",
+    responses=ok("SharedSecretsResponse"),
+    response_model=None,
+)
 def get_secret(request: Request, st: State) -> dict[str, str]:
     who = owner(request)
     found = registry.read_secret(st.engine, who)
     return {"secret": found or registry.ensure_secret(writer(request, st), who)}
 
 
-@router.get("/v1/webhooks/{id}", operation_id="getWebhook")
+@router.get(
+    "/v1/webhooks/{id}",
+    operation_id="getWebhook",
+    responses=ok(*_WEBHOOK),
+    response_model=None,
+)
 def get_webhook(request: Request, st: State, webhook_id: IdPath) -> dict[str, Any]:
     return _answer(request, st, _own(request, st, webhook_id)[1])
 
 
-@router.delete("/v1/webhooks/{id}", operation_id="deactivateWebhook")
+@router.delete(
+    "/v1/webhooks/{id}",
+    operation_id="deactivateWebhook",
+    responses=ok(*_WEBHOOK),
+    response_model=None,
+)
 def deactivate_webhook(request: Request, st: State, webhook_id: IdPath) -> dict[str, Any]:
     who, _ = _own(request, st, webhook_id)
     return _answer(
@@ -144,7 +176,11 @@ def deactivate_webhook(request: Request, st: State, webhook_id: IdPath) -> dict[
 
 
 @router.patch(
-    "/v1/webhooks/{id}", operation_id="updateWebhook", openapi_extra=rq.documented("updateWebhook")
+    "/v1/webhooks/{id}",
+    operation_id="updateWebhook",
+    openapi_extra=rq.documented("updateWebhook"),
+    responses=ok(*_WEBHOOK),
+    response_model=None,
 )
 def update_webhook(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
@@ -186,6 +222,8 @@ def _change_addresses(
     "/v1/webhooks/{id}/addresses",
     operation_id="addAddressesToWebhook",
     openapi_extra=rq.documented("addresses"),
+    responses=ok("EVMAddressActivityResponse"),
+    response_model=None,
 )
 def add_addresses(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
@@ -197,6 +235,8 @@ def add_addresses(
     "/v1/webhooks/{id}/addresses",
     operation_id="removeAddressesFromWebhook",
     openapi_extra=rq.documented("addresses"),
+    responses=ok("EVMAddressActivityResponse"),
+    response_model=None,
 )
 def remove_addresses(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None
@@ -204,7 +244,12 @@ def remove_addresses(
     return _change_addresses(request, st, webhook_id, body, add=False)
 
 
-@router.get("/v1/webhooks/{id}/addresses", operation_id="getAddressesFromWebhook")
+@router.get(
+    "/v1/webhooks/{id}/addresses",
+    operation_id="getAddressesFromWebhook",
+    responses=ok("ListWebhookAddressesResponse"),
+    response_model=None,
+)
 def list_addresses(
     request: Request,
     st: State,
@@ -224,6 +269,8 @@ def list_addresses(
     "/v1/webhooks/{id}/rewind",
     operation_id="rewindWebhook",
     openapi_extra=rq.documented("rewindWebhook"),
+    responses=ok(*_WEBHOOK),
+    response_model=None,
 )
 def rewind_webhook(
     request: Request, st: State, webhook_id: IdPath, body: AnyBody = None

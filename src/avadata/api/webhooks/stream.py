@@ -8,6 +8,8 @@ or an ad hoc one (any client): `eventType=address_activity` (the default), `chai
 reconnects with `Last-Event-ID` (or `lastEventId`) gets the events strictly after it, so
 nothing is missed across a disconnect. Without one the stream starts at `fromBlock`, else at
 the indexed head (what comes next).
+It stays open while the client listens, unless `maxEvents` or `maxSeconds` ends it sooner (a
+client that polls, or a test, reads a bounded stream and reconnects with the last id).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated
@@ -27,6 +30,7 @@ from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
 from avadata.api.webhooks import requests as rq
 from avadata.api.webhooks import stream_primary
 from avadata.api.webhooks.access import owner
+from avadata.api.webhooks.requests import MAX_BLOCK
 from avadata.api.webhooks.stream_primary import AdHoc, split
 from avadata.delivery import payload, pending
 from avadata.delivery.pending import Outgoing
@@ -36,10 +40,13 @@ from avadata.store.webhooks.registry import BLOCK_DONE, Webhook
 
 router = APIRouter(tags=["Webhooks"], responses=ERROR_RESPONSES)
 
-# A balance threshold's event sits before its block's txs: a negative tx index.
-_EVENT_ID = re.compile(r"^(\d{1,18})-(-?\d{1,9})$")
+# ASCII digits only (\d would take other scripts' digits, which int() reads); a balance
+# threshold's event sits before its block's txs: a negative tx index.
+_EVENT_ID_PATTERN = "^([0-9]{1,18})-(-?[0-9]{1,9})$"
+_EVENT_ID = re.compile(_EVENT_ID_PATTERN)
 _BATCH = 100
 _KEEPALIVE_S = 15.0
+_MAX_SECONDS = 86_400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +65,7 @@ Filter = _Filter | Webhook  # an EVM filter, or a primary-network webhook (store
 
 def _start(st: AppState, f: Filter, last_id: str | None, from_block: int | None) -> tuple[int, int]:
     if last_id:
-        m = _EVENT_ID.match(last_id.strip())
+        m = _EVENT_ID.fullmatch(last_id)
         if m is None:
             raise bad_request(f"Last-Event-ID: must be <block>-<tx index> (got {last_id!r})")
         return int(m.group(1)), int(m.group(2))
@@ -105,59 +112,120 @@ def _filter(request: Request, st: AppState, webhook_id: str | None, q: AdHoc) ->
     return _Filter("", chain.chain_id, tuple(listed), True, True, ())
 
 
-def _next_batch(st: AppState, f: Filter, after: tuple[int, int]) -> list[Outgoing]:
+def _next_batch(st: AppState, f: Filter, after: tuple[int, int], most: int) -> list[Outgoing]:
     """The messages after `after` (a primary webhook's: a None body where a sub-event it
     left out sits, passed over)."""
     if isinstance(f, Webhook):
-        return pending.next_messages(st.engine, dataclasses.replace(f, cursor=after), _BATCH)
+        return pending.next_messages(st.engine, dataclasses.replace(f, cursor=after), most)
     with st.engine.connect() as conn:
         head = events.indexed_head(conn, f.chain_id)
         if head is None:
             return []
-        found = events.next_positions(conn, f.chain_id, f.addresses, after, head, _BATCH)
+        found = events.next_positions(conn, f.chain_id, f.addresses, after, head, most)
         loaded = events.load_events(
             conn, f.chain_id, found, internals=f.include_internal_txs, logs=f.include_logs
         )
     return [Outgoing(ev.position, payload.body(f, ev)) for ev in loaded]
 
 
+@dataclass(frozen=True, slots=True)
+class _Bounds:
+    """When the stream ends by itself: after `events` events or `seconds` (None: never)."""
+
+    events: int | None
+    seconds: float | None
+
+
 async def _frames(
-    request: Request, st: AppState, f: Filter, after: tuple[int, int]
+    request: Request, st: AppState, f: Filter, after: tuple[int, int], bounds: _Bounds
 ) -> AsyncIterator[bytes]:
     kind = (f.event_type if isinstance(f, Webhook) else payload.EVENT_TYPE).encode()
+    deadline = None if bounds.seconds is None else time.monotonic() + bounds.seconds
+    left = bounds.events
     idle = 0.0
     while not await request.is_disconnected():
-        batch = await asyncio.to_thread(_next_batch, st, f, after)
+        most = _BATCH if left is None else min(_BATCH, left)
+        batch = await asyncio.to_thread(_next_batch, st, f, after, most)
         for ev in batch:
             after = ev.position
             if ev.body is not None:
                 event_id = b"%d-%d" % ev.position
                 yield b"id: %s\nevent: %s\ndata: %s\n\n" % (event_id, kind, ev.body)
+                left = None if left is None else left - 1
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if left == 0 or (remaining is not None and remaining <= 0):
+            return
         if batch:
             idle = 0.0
             continue
-        await asyncio.sleep(st.settings.webhook_poll_s)
-        idle += st.settings.webhook_poll_s
+        pause = st.settings.webhook_poll_s
+        await asyncio.sleep(pause if remaining is None else min(pause, remaining))
+        idle += pause
         if idle >= _KEEPALIVE_S:
             idle = 0.0
             yield b": keep-alive\n\n"
 
 
-@router.get("/v1/events/stream", operation_id="streamEvents", response_class=StreamingResponse)
+_EVENT_ID_DOC = "An event's id, <block>-<tx index>: the stream goes on strictly after it"
+# Each event of the stream (OpenAPI 3.1: the media type's schema describes one event).
+_EVENT = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": _EVENT_ID_PATTERN},
+        "event": {"type": "string", "enum": list(rq.EVENT_TYPES)},
+        "data": {"type": "string", "description": "the webhook message, canonical JSON"},
+    },
+    "required": ["id", "event", "data"],
+}
+_SSE = {"text/event-stream": {"schema": _EVENT}}
+# The parameters whose rules the document states (patterns, bounds).
+FromBlock = Annotated[int | None, Query(alias="fromBlock", ge=0, le=MAX_BLOCK)]
+# A header is a string or absent, never null: its schema says so.
+_EVENT_ID_STRING = {"anyOf": [{"type": "string", "pattern": _EVENT_ID_PATTERN}]}
+LastEventHeader = Annotated[
+    str | None,
+    Header(
+        alias="Last-Event-ID",
+        pattern=_EVENT_ID_PATTERN,
+        description=_EVENT_ID_DOC,
+        json_schema_extra=_EVENT_ID_STRING,
+    ),
+]
+LastEventQuery = Annotated[
+    str | None, Query(alias="lastEventId", pattern=_EVENT_ID_PATTERN, description=_EVENT_ID_DOC)
+]
+MaxEvents = Annotated[
+    int | None, Query(alias="maxEvents", ge=1, description="End the stream after this many events")
+]
+MaxSeconds = Annotated[
+    float | None,
+    Query(alias="maxSeconds", gt=0, le=_MAX_SECONDS, description="End the stream after this long"),
+]
+
+
+@router.get(
+    "/v1/events/stream",
+    operation_id="streamEvents",
+    response_class=StreamingResponse,
+    responses={200: {"description": "Server-Sent Events", "content": _SSE}},
+)
 async def stream_events(
     request: Request,
     st: State,
     q: Annotated[AdHoc, Depends()],
     webhook_id: Annotated[str | None, Query(alias="webhookId")] = None,
-    from_block: Annotated[int | None, Query(alias="fromBlock", ge=0)] = None,
-    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
-    last_event_query: Annotated[str | None, Query(alias="lastEventId")] = None,
+    from_block: FromBlock = None,
+    last_event_id: LastEventHeader = None,
+    last_event_query: LastEventQuery = None,
+    max_events: MaxEvents = None,
+    max_seconds: MaxSeconds = None,
 ) -> StreamingResponse:
-    """avadata's own: the webhook messages as Server-Sent Events (docs/webhooks.md)."""
+    """avadata's own: the webhook messages as Server-Sent Events (docs/webhooks.md); open while
+    the client listens, unless maxEvents or maxSeconds (seconds) ends it."""
     f = await asyncio.to_thread(_filter, request, st, webhook_id, q)
     after = await asyncio.to_thread(_start, st, f, last_event_id or last_event_query, from_block)
     return StreamingResponse(
-        _frames(request, st, f, after),
+        _frames(request, st, f, after, _Bounds(max_events, max_seconds)),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

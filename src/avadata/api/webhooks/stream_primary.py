@@ -18,8 +18,9 @@ from fastapi import Query
 
 from avadata.api.deps import AppState
 from avadata.api.errors import ApiError, bad_request
+from avadata.api.patterns import one_of
 from avadata.api.webhooks import primary
-from avadata.api.webhooks.requests import ADDRESS_SUB_EVENTS, VALIDATOR_SUB_EVENTS
+from avadata.api.webhooks.requests import ADDRESS_SUB_EVENTS, EVENT_TYPES, VALIDATOR_SUB_EVENTS
 from avadata.store.webhooks.registry import BLOCK_DONE, Webhook
 
 # A creation request needs a receiver; a stream has none: this one passes every URL check and
@@ -32,7 +33,9 @@ _SUBS = "metadata.subEvents."
 class AdHoc:
     """The stream's ad hoc filter, as query parameters (a FastAPI dependency)."""
 
-    event_type: Annotated[str | None, Query(alias="eventType")] = None
+    event_type: Annotated[
+        str | None, Query(alias="eventType", json_schema_extra=one_of(EVENT_TYPES, optional=True))
+    ] = None
     chain_id: Annotated[str | None, Query(alias="chainId")] = None
     addresses: Annotated[
         str | None, Query(description="comma-separated 0x, or P-/X-/C- bech32, addresses")
