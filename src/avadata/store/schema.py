@@ -1015,6 +1015,33 @@ primary_tx_burns = Table(
     sqlite_with_rowid=False,
 )
 
+# The running sums of primary_tx_burns per asset and chain: the writer raises them in the
+# batch's transaction by the burn rows it inserted (a replayed batch inserts none, so adds
+# nothing), so getAvaxSupply reads a few rows instead of summing every tx's (revision 0022).
+primary_burn_totals = Table(
+    "primary_burn_totals",
+    metadata,
+    Column("asset_id", String(64), nullable=False),
+    Column("blockchain_id", String(64), nullable=False),
+    Column("burned", U256(), nullable=False),
+    Column("l1_deposit", U256(), nullable=False),
+    PrimaryKeyConstraint("asset_id", "blockchain_id"),
+)
+
+# The reward UTXOs by what listHistoricalPrimaryNetworkRewards selects them by: one row per
+# reward UTXO and each of its period's reward addresses ("P-...", as primary_validations keeps
+# them) and its node ID ("NodeID-..."), in the list's order (the reward UTXO's time, its ID),
+# so a page walks one key's rows from its position (revision 0022).
+primary_reward_keys = Table(
+    "primary_reward_keys",
+    metadata,
+    Column("owner", String(128), nullable=False),
+    Column("rewarded_at", BigInteger, nullable=False),
+    Column("utxo_id", String(64), nullable=False),
+    PrimaryKeyConstraint("owner", "rewarded_at", "utxo_id"),
+    sqlite_with_rowid=False,
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -1051,12 +1078,14 @@ __all__ = [
     "primary_address_txs",
     "primary_address_utxos",
     "primary_assets",
+    "primary_burn_totals",
     "primary_cursors",
     "primary_l1_refunds",
     "primary_l1_validation_txs",
     "primary_l1_validator_live",
     "primary_l1_validators",
     "primary_pending_spends",
+    "primary_reward_keys",
     "primary_staker_live",
     "primary_tx_burns",
     "primary_txs",

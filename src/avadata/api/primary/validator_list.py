@@ -5,8 +5,10 @@ parameters say.
 Stage: api. Status, subnet, node IDs (substrings), fee, time remaining and uptime select rows
 in the store; blockIndex (the staking tx's block time), timeRemaining and delegationFee are
 keyset orders of the store. Delegation capacity depends on the delegators active now, so a
-capacity bound or a sort by capacity or uptime reads the selected periods whole and orders
-them here (the positions are the same (value, tx hash) pairs). Values that only active
+capacity bound or a sort by capacity or uptime reads the selected periods' keys (a narrow
+read, no row to serve) and orders them here, the capacities computed once per P-chain head
+(api/derived.py); then the page's rows are read (the positions are the same (value, tx hash)
+pairs). Values that only active
 periods have (capacity; uptime, the node's snapshot) leave the others out of a bound on them.
 """
 
@@ -20,6 +22,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from avadata.api.deps import State, on_store, read_conn
+from avadata.api.derived import Kept
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import Page, PageSize, PageToken, page, with_token
@@ -147,13 +150,15 @@ def list_validators(
         low, high = remaining
         ends = (None if not low else now + low, None if high is None else now + high)
         f = dataclasses.replace(f, ends=ends)
-        served, token = _page(conn, f, now, (sort, desc), capacity, pg)
-        out = shaped(conn, served, now)
+        kept = Kept(st.derived, (queries.p_chain_cursor(conn), now))
+        served, token = _page(conn, kept, f, now, (sort, desc), capacity, pg)
+        out = shaped(conn, served, now, kept)
     return JsonResponse(with_token({"validators": out}, token))
 
 
 def _page(
     conn: Connection,
+    kept: Kept,
     f: stakers.PeriodFilter,
     now: int,
     order: tuple[str, bool],
@@ -161,17 +166,18 @@ def _page(
     pg: Page,
 ) -> tuple[Sequence[Any], str | None]:
     """One page of the periods `f` selects: a keyset query when the store can order and
-    filter them, else every selected period ranked here."""
+    filter them, else the selected periods' keys ranked here and the page's rows read."""
     sort, desc = order
     rows: Sequence[Any]
     if sort in stakers.SQL_SORTS and capacity == (None, None):
         rows = stakers.list_periods(conn, f, now, pg.after, pg.size + 1, desc=desc, sort=sort)
         key: Callable[[Any], tuple[int, str]] = _sql_key(sort)
+        served = rows[: pg.size]
     else:
-        rows, key = _ranked(conn, f, now, sort, capacity, desc)
+        rows, key = _ranked(conn, kept, f, now, sort, capacity, desc)
         rows = _after(rows, key, pg.after, desc)[: pg.size + 1]
-    served = rows[: pg.size]
-    return served, pg.token(key(served[-1])) if len(rows) > pg.size else None
+        served = stakers.periods(conn, [str(r.tx_hash) for r in rows[: pg.size]])
+    return served, pg.token(key(rows[pg.size - 1])) if len(rows) > pg.size else None
 
 
 def _sql_key(sort: str) -> Callable[[Any], tuple[int, str]]:
@@ -182,21 +188,31 @@ def _sql_key(sort: str) -> Callable[[Any], tuple[int, str]]:
     return lambda r: (int(r.block_timestamp), str(r.tx_hash))
 
 
+def capacities(conn: Connection, now: int) -> dict[str, int]:
+    """tx hash -> delegation capacity of every active validator period at `now` (its stake
+    against what its node's active primary delegators hold)."""
+    active = stakers.active_validators(conn, now)
+    held = stakers.delegated(conn, [r.node_id for r in active], now)
+    return {
+        str(r.tx_hash): delegation_capacity(int(r.amount_staked), held.get(r.node_id, 0))
+        for r in active
+    }
+
+
 def _ranked(
     conn: Connection,
+    kept: Kept,
     f: stakers.PeriodFilter,
     now: int,
     sort: str,
     capacity: tuple[int | None, int | None],
     desc: bool,
 ) -> tuple[list[Any], Callable[[Any], tuple[int, str]]]:
-    """Every period `f` selects within the capacity bounds, in (sort value, tx hash) order."""
-    rows = list(stakers.list_periods(conn, f, now, None, None, desc=False))
-    active = [r for r in rows if r.kind == "validator" and queries.status_of(r, now) == "active"]
-    held = stakers.delegated(conn, [r.node_id for r in active], now)
-    caps = {
-        r.tx_hash: delegation_capacity(int(r.amount_staked), held.get(r.node_id, 0)) for r in active
-    }
+    """The keys of every period `f` selects within the capacity bounds, in (sort value, tx
+    hash) order. The capacities are kept per P-chain head: each request reads only the
+    selected periods' keys."""
+    rows = list(stakers.period_keys(conn, f, now))
+    caps = kept.get("capacities", lambda: capacities(conn, now))
     low, high = capacity
     if capacity != (None, None):
         rows = [

@@ -15,6 +15,7 @@ from sqlalchemy.sql import ColumnElement, Select
 
 from avadata.records.primary import PRIMARY_SUBNET as PRIMARY
 from avadata.store.schema import (
+    primary_cursors,
     primary_staker_live,
     primary_supply,
     primary_txs,
@@ -33,6 +34,16 @@ def p_chain_now(conn: Connection) -> int | None:
     newest_period = conn.execute(select(func.max(v.block_timestamp))).scalar()
     known = [int(x) for x in (value, newest_period) if x is not None]
     return max(known) if known else None
+
+
+def p_chain_cursor(conn: Connection) -> int | None:
+    """The P-chain's cursor (its last indexed container): it moves in the transaction that
+    writes the validation periods, so a value computed from them is kept by it
+    (api/derived.py)."""
+    c = primary_cursors.c
+    stmt = select(c.container_index).where(c.blockchain_id == "P")
+    cursor = conn.execute(stmt).scalar_one_or_none()
+    return None if cursor is None else int(cursor)
 
 
 def _ended(now: Any) -> ColumnElement[bool]:
