@@ -59,24 +59,18 @@ def insert_burns(conn: Connection, rows: Sequence[Row]) -> None:
             )
         )
     }
+    values = []
+    for (asset, chain), (burned, deposit) in sorted(added.items()):
+        before = stored.get((asset, chain), (0, 0))
+        values.append([asset, chain, before[0] + burned, before[1] + deposit])
     upsert = dialect.upsert(
         conn,
         primary_burn_totals,
         keys=("asset_id", "blockchain_id"),
         set_=lambda ex: {"burned": ex.burned, "l1_deposit": ex.l1_deposit},
     )
-    conn.execute(
-        upsert,
-        [
-            {
-                "asset_id": asset,
-                "blockchain_id": chain,
-                "burned": stored.get((asset, chain), (0, 0))[0] + burned,
-                "l1_deposit": stored.get((asset, chain), (0, 0))[1] + deposit,
-            }
-            for (asset, chain), (burned, deposit) in sorted(added.items())
-        ],
-    )
+    names = ("asset_id", "blockchain_id", "burned", "l1_deposit")
+    conn.execute(upsert, [dict(zip(names, row, strict=True)) for row in values])
 
 
 def reward_key_rows(utxo_id: str, rewarded_at: int, node_id: str, addresses: str) -> list[Row]:
@@ -93,14 +87,11 @@ def index_rewards(conn: Connection, utxos: Sequence[Row]) -> None:
     if not rewards:
         return
     v = primary_validations.c
-    periods = {
-        str(tx): (str(node), str(addresses))
-        for tx, node, addresses in conn.execute(
-            select(v.tx_hash, v.node_id, v.reward_addresses).where(
-                v.tx_hash.in_(sorted({str(u["tx_hash"]) for u in rewards}))
-            )
-        )
-    }
+    wanted = sorted({str(u["tx_hash"]) for u in rewards})
+    stmt = select(v.tx_hash, v.node_id, v.reward_addresses).where(v.tx_hash.in_(wanted))
+    periods: dict[str, tuple[str, str]] = {}
+    for tx, node, addresses in conn.execute(stmt):
+        periods[str(tx)] = (str(node), str(addresses))
     rows = [
         row
         for u in rewards
