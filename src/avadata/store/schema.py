@@ -913,6 +913,16 @@ primary_staker_live = Table(
     PrimaryKeyConstraint("tx_hash"),
 )
 
+# How many times each node snapshot was taken ("stakers": primary_staker_live), raised in the
+# snapshot's transaction: what the API keeps a ranking by uptime per (revision 0022).
+primary_snapshot_counts = Table(
+    "primary_snapshot_counts",
+    metadata,
+    Column("name", String(32), nullable=False),
+    Column("taken", BigInteger, nullable=False),
+    PrimaryKeyConstraint("name"),
+)
+
 # X-chain assets, one per CreateAssetTx (asset ID = that tx's ID). AVAX is not here: its
 # CreateAssetTx is in the X-chain genesis, which no index holds.
 primary_assets = Table(
@@ -1086,6 +1096,7 @@ __all__ = [
     "primary_l1_validators",
     "primary_pending_spends",
     "primary_reward_keys",
+    "primary_snapshot_counts",
     "primary_staker_live",
     "primary_tx_burns",
     "primary_txs",

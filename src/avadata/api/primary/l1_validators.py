@@ -24,6 +24,7 @@ import orjson
 from fastapi import APIRouter, Query
 
 from avadata.api.deps import State, on_store, read_conn
+from avadata.api.derived import Kept
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, page, with_token
@@ -36,8 +37,7 @@ from avadata.decode.codec.reader import DecodeError
 from avadata.metrics import l1_fees, pchain_rollup
 from avadata.store.metrics import pchain_reads
 from avadata.store.primary.queries import l1_validators as queries
-from avadata.store.primary.queries import txs as tx_queries
-from avadata.store.primary.queries.validators import p_chain_now
+from avadata.store.primary.queries.validators import p_chain_cursor, p_chain_now
 from avadata.store.types import Connection
 
 router = APIRouter(tags=["Primary Network"])
@@ -137,36 +137,46 @@ def list_l1_validators(
     filters = {"w": wanted, "all": every}
     pg = page(st, "l1_validators", filters, pageToken, pageSize, arity=2)
     with read_conn(st) as conn:
-        now, span = p_chain_now(conn), queries.p_chain_span(conn)
+        now = p_chain_now(conn)
+        # What follows is read once per P-chain head (api/derived.py).
+        kept = Kept(st.derived, (p_chain_cursor(conn), now))
+        span = kept.get("p_span", lambda: queries.p_chain_span(conn))
         if now is None or span is None:
             return JsonResponse({"validators": [], "blockHeight": "0"})
-        rows = _selected(l1_states(conn, now), wanted, every)
+        rows = _selected(kept.get("l1_states", lambda: l1_states(conn, now)), wanted, every)
         if pg.after is not None:
             after = (int(pg.after[0]), str(pg.after[1]))
             rows = [r for r in rows if (r.created, r.validation_id) < after]
         served = rows[: pg.size]
         token = pg.token(served[-1][:2]) if len(rows) > pg.size else None
-        out = _shaped(conn, served, span, now)
+        out = _shaped(conn, kept, served, span, now)
     body = {"validators": out, "blockHeight": str(span.head_height)}
     return JsonResponse(with_token(body, token))
 
 
-def _shaped(
-    conn: Connection, served: list[L1State], span: queries.Span, now: int
-) -> list[dict[str, Any]]:
-    ids = [st.validation_id for st in served]
-    owners = queries.owners(conn, ids)
-    # weight and BLS key: the creation's, then each weight change's
+def details(conn: Connection) -> dict[str, tuple[int, Any]]:
+    """validation ID -> (weight, BLS credentials): its creation's, then each weight change's
+    (each tx's body parsed once)."""
+    links, bodies = queries.defining_txs(conn)
+    parsed = {tx: orjson.loads(body).get("l1ValidatorDetails", ()) for tx, body in bodies.items()}
     weight: dict[str, int] = {}
     bls: dict[str, Any] = {}
-    for r in tx_queries.l1_defining_txs(conn, ids):
-        for d in orjson.loads(r.body).get("l1ValidatorDetails", ()):
-            if d["validationId"] == r.validation_id and "weight" in d:
-                weight[r.validation_id] = int(d["weight"])
-                bls.setdefault(r.validation_id, d.get("blsCredentials"))
+    for vid, tx in links:
+        for d in parsed.get(tx, ()):
+            if d["validationId"] == vid and "weight" in d:
+                weight[vid] = int(d["weight"])
+                bls.setdefault(vid, d.get("blsCredentials"))
+    return {vid: (w, bls.get(vid)) for vid, w in weight.items()}
+
+
+def _shaped(
+    conn: Connection, kept: Kept, served: list[L1State], span: queries.Span, now: int
+) -> list[dict[str, Any]]:
+    owners = queries.owners(conn, [st.validation_id for st in served])
+    defined = kept.get("l1_details", lambda: details(conn))
     paying = any(st.deactivates_at is not None for st in served)
     # The reward blocks still to come (those before a deactivation add to its height).
-    ends = pchain_reads.ends_after(conn, REWARDED, now) if paying else []
+    ends = kept.get("ends", lambda: pchain_reads.ends_after(conn, REWARDED, now)) if paying else []
     out = []
     for st in served:
         replay = l1_fees.Replay([], st.balance, st.deactivates_at)
@@ -178,10 +188,10 @@ def _shaped(
                 "validationIdHex": "0x" + cb58_decode(st.validation_id).hex(),
                 "nodeId": st.node_id,
                 "subnetId": st.subnet_id,
-                "weight": weight.get(st.validation_id, 0),
+                "weight": defined.get(st.validation_id, (0, None))[0],
                 "remainingBalance": st.balance,
                 "creationTimestamp": st.created,
-                "blsCredentials": bls.get(st.validation_id) or {},
+                "blsCredentials": defined.get(st.validation_id, (0, None))[1] or {},
                 "remainingBalanceOwner": _owner(refund_owner),
                 "deactivationOwner": _owner(disable_owner),
                 "feeRatePerSecond": runway.fee_per_second,

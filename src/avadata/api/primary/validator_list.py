@@ -14,6 +14,7 @@ periods have (capacity; uptime, the node's snapshot) leave the others out of a b
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections.abc import Callable, Sequence
@@ -168,16 +169,29 @@ def _page(
     """One page of the periods `f` selects: a keyset query when the store can order and
     filter them, else the selected periods' keys ranked here and the page's rows read."""
     sort, desc = order
-    rows: Sequence[Any]
     if sort in stakers.SQL_SORTS and capacity == (None, None):
         rows = stakers.list_periods(conn, f, now, pg.after, pg.size + 1, desc=desc, sort=sort)
-        key: Callable[[Any], tuple[int, str]] = _sql_key(sort)
-        served = rows[: pg.size]
-    else:
-        rows, key = _ranked(conn, kept, f, now, sort, capacity, desc)
-        rows = _after(rows, key, pg.after, desc)[: pg.size + 1]
-        served = stakers.periods(conn, [str(r.tx_hash) for r in rows[: pg.size]])
-    return served, pg.token(key(rows[pg.size - 1])) if len(rows) > pg.size else None
+        more = len(rows) > pg.size
+        return rows[: pg.size], pg.token(_sql_key(sort)(rows[pg.size - 1])) if more else None
+    # The ranking is kept per P-chain head and staker snapshot (the uptimes come with it).
+    ranking = Kept(kept.cache, (*kept.head, queries.stakers_snapshots(conn)))
+    ranked = ranking.get(
+        ("ranked", repr(f), sort, capacity, desc),
+        lambda: _ranked(conn, kept, f, now, sort, capacity, desc),
+    )
+    start = 0 if pg.after is None else _position(ranked, pg.after, desc)
+    keys = ranked[start : start + pg.size + 1]
+    served = stakers.periods(conn, [tx for _, tx in keys[: pg.size]])
+    return served, pg.token(keys[pg.size - 1][0]) if len(keys) > pg.size else None
+
+
+def _position(ranked: list[tuple[tuple[int, str], str]], after: Any, desc: bool) -> int:
+    """The index of the first ranked period past `after` in the page's direction."""
+    position = (int(after[0]), str(after[1]))
+    # `ranked` is in the page's order, so "past `after`" is false then true along it
+    if desc:
+        return bisect.bisect_left(ranked, True, key=lambda r: r[0] < position)
+    return bisect.bisect_left(ranked, True, key=lambda r: r[0] > position)
 
 
 def _sql_key(sort: str) -> Callable[[Any], tuple[int, str]]:
@@ -207,10 +221,9 @@ def _ranked(
     sort: str,
     capacity: tuple[int | None, int | None],
     desc: bool,
-) -> tuple[list[Any], Callable[[Any], tuple[int, str]]]:
-    """The keys of every period `f` selects within the capacity bounds, in (sort value, tx
-    hash) order. The capacities are kept per P-chain head: each request reads only the
-    selected periods' keys."""
+) -> list[tuple[tuple[int, str], str]]:
+    """((sort value, tx hash), tx hash) of every period `f` selects within the capacity
+    bounds, in the page's order; the capacities kept per P-chain head."""
     rows = list(stakers.period_keys(conn, f, now))
     caps = kept.get("capacities", lambda: capacities(conn, now))
     low, high = capacity
@@ -233,13 +246,4 @@ def _ranked(
             return (round(float(r.uptime or 0.0) * 10_000), str(r.tx_hash))
         return _sql_key(sort)(r)
 
-    return sorted(rows, key=key, reverse=desc), key
-
-
-def _after(
-    rows: Sequence[Any], key: Callable[[Any], tuple[int, str]], after: Any, desc: bool
-) -> list[Any]:
-    if after is None:
-        return list(rows)
-    position = (int(after[0]), str(after[1]))
-    return [r for r in rows if (key(r) < position if desc else key(r) > position)]
+    return sorted(((key(r), str(r.tx_hash)) for r in rows), reverse=desc)

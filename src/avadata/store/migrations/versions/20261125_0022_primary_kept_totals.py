@@ -1,6 +1,8 @@
 """The primary writer's kept reads: the running burn totals per asset and chain
 (primary_burn_totals, getAvaxSupply) and the reward UTXOs keyed by their period's reward
-addresses and node ID (primary_reward_keys, listHistoricalPrimaryNetworkRewards).
+addresses and node ID (primary_reward_keys, listHistoricalPrimaryNetworkRewards), and a count
+of the node's staker snapshots (primary_snapshot_counts: listValidators keeps its uptime
+ranking per snapshot).
 
 Why: getAvaxSupply summed every tx's burn and the historical rewards list scanned every UTXO
 per request. Both tables are filled here from the rows already stored (the writer keeps them
@@ -64,6 +66,12 @@ def upgrade() -> None:
         ),
         sqlite_with_rowid=False,
     )
+    op.create_table(
+        "primary_snapshot_counts",
+        sa.Column("name", sa.String(32), nullable=False),
+        sa.Column("taken", sa.BigInteger, nullable=False),
+        sa.PrimaryKeyConstraint("name", name=op.f("pk_primary_snapshot_counts")),
+    )
     conn = op.get_bind()
     # Summed here, not in SQL: SQLite's sum() of BIGINTs stops at 2**63.
     sums: dict[tuple[str, str], list[int]] = {}
@@ -99,5 +107,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_table("primary_snapshot_counts")
     op.drop_table("primary_reward_keys")
     op.drop_table("primary_burn_totals")
