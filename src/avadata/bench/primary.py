@@ -516,7 +516,7 @@ def _last_page(client: httpx.Client, path: str) -> str:
 def staking_cases(client: httpx.Client, net: str, address: str | None) -> list[Case]:
     """listValidators (page 1, the last page, filtered and sorted in the store and here),
     listDelegators, listL1Validators and the rewards lists of up to five nodes (or `address`,
-    when the store holds no validator)."""
+    when the store holds no validator; else `address`'s historical rewards too)."""
     base = f"/v1/networks/{net}"
     every = client.get(f"{base}/validators", params={"pageSize": 100}).json()["validators"]
     nodes = ",".join(sorted({v["nodeId"] for v in every})[:5])
@@ -541,6 +541,10 @@ def staking_cases(client: httpx.Client, net: str, address: str | None) -> list[C
         Case("listPendingPrimaryNetworkRewards", f"{base}/rewards:listPending?{who}"),
         Case("listHistoricalPrimaryNetworkRewards", f"{base}/rewards?{who}"),
     ]
+    if address is not None and nodes:
+        # An address of many txs and no reward: the list reads its keys, not its history.
+        name = "listHistoricalPrimaryNetworkRewards, an address of no reward"
+        cases.append(Case(name, f"{base}/rewards?addresses={address}"))
     return _checked(client, cases)
 
 
