@@ -886,6 +886,9 @@ primary_validations = Table(
     Index(None, "node_id", "start_ts", "tx_hash"),
     # listValidators' and listDelegators' default order (revision 0019)
     Index(None, "block_timestamp", "tx_hash"),
+    # listValidators by timeRemaining (the end's order) and its bounds: a page walks the
+    # ends from its position instead of sorting every period (revision 0022)
+    Index(None, "end_ts", "tx_hash"),
 )
 
 # The P-chain supply the node reported (platform.getCurrentSupply) at a height, and the

@@ -2,7 +2,8 @@
 (primary_burn_totals, getAvaxSupply) and the reward UTXOs keyed by their period's reward
 addresses and node ID (primary_reward_keys, listHistoricalPrimaryNetworkRewards), and a count
 of the node's staker snapshots (primary_snapshot_counts: listValidators keeps its uptime
-ranking per snapshot).
+ranking per snapshot); an index of the validation periods by their end (listValidators by
+timeRemaining).
 
 Why: getAvaxSupply summed every tx's burn and the historical rewards list scanned every UTXO
 per request. Both tables are filled here from the rows already stored (the writer keeps them
@@ -72,6 +73,9 @@ def upgrade() -> None:
         sa.Column("taken", sa.BigInteger, nullable=False),
         sa.PrimaryKeyConstraint("name", name=op.f("pk_primary_snapshot_counts")),
     )
+    op.create_index(
+        op.f("ix_primary_validations_end_ts_tx_hash"), "primary_validations", ["end_ts", "tx_hash"]
+    )
     conn = op.get_bind()
     # Summed here, not in SQL: SQLite's sum() of BIGINTs stops at 2**63.
     sums: dict[tuple[str, str], list[int]] = {}
@@ -107,6 +111,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index(op.f("ix_primary_validations_end_ts_tx_hash"), table_name="primary_validations")
     op.drop_table("primary_snapshot_counts")
     op.drop_table("primary_reward_keys")
     op.drop_table("primary_burn_totals")
