@@ -7,10 +7,12 @@ API) runs in a child process, so it does not share the indexer's interpreter (an
 `index_node` reads it over HTTP into a fresh SQLite store; only that call is timed. API: a store
 of codec-built P-chain blocks, decoded and written by the real indexer and writer (through an
 in-memory Index API source: no HTTP in the build), in which one address receives one output per
-transaction. The deep page starts `(page - 1) * 100` rows in: its token is the server's own
-page-1 token with the position moved there (found by one OFFSET query of the bench) and signed
-again with the server's secret, so the bench need not know which filters a route hashes and
-walking 999 pages first is not needed. Following the server's tokens reaches the same row
+transaction, then the staking history of bench/staking_history.py (validators, delegators,
+rewards, an L1) so the staking lists are timed beside that many txs. The deep page starts
+`(page - 1) * 100` rows in: its token is the server's own page-1 token with the position moved
+there (found by one OFFSET query of the bench) and signed again with the server's secret, so
+the bench need not know which filters a route hashes and walking 999 pages first is not
+needed. Following the server's tokens reaches the same row
 (`check_walk`, used by the tiny-size test).
 """
 
