@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlalchemy import func, make_url, select
 
 from avadata.bench import primary as bench
+from avadata.bench.staking_history import StakingShape
 from avadata.store.engine import make_engine
 from avadata.store.schema import (
     primary_address_txs,
@@ -19,6 +20,8 @@ from avadata.store.schema import (
 )
 
 UTXOS, PAGE = 350, 3
+# Two weeks of a small staking set: validators and delegators rewarded, an L1.
+STAKERS = StakingShape(validators=12, delegations_per_day=8, days=15, l1_validators=3)
 
 
 def test_report_is_computed_from_measurements() -> None:
@@ -38,9 +41,9 @@ def test_report_is_computed_from_measurements() -> None:
     assert ingest.containers == {k: v + 1 for k, v in cursors.items()}
     assert ingest.seconds > 0
 
-    store = bench.build_store(UTXOS)
+    store = bench.build_store(UTXOS, stakers=STAKERS)
     folders.append(Path(make_url(store.db).database or "").parent)
-    assert store.hot_utxos == store.txs == UTXOS
+    assert store.hot_utxos == UTXOS < store.txs
     served = bench.measure_api(
         store, PAGE, use_wrk=False, seconds=1, connections=1, rounds=5, check_walk=True
     )
@@ -89,20 +92,23 @@ def test_report_is_computed_from_measurements() -> None:
         bench.measure_staking(ingest.db, load),
         bench.measure_staking(store.db, load, address=store.hot),
     ]
-    for lists in staking:
+    for lists, extra in zip(staking, ([], ["listHistoricalPrimaryNetworkRewards"]), strict=True):
         assert [r.name.split(",")[0] for r in lists.results] == [
             *["listValidators"] * 4,
             "listDelegators",
             "listL1Validators",
             "listPendingPrimaryNetworkRewards",
             "listHistoricalPrimaryNetworkRewards",
+            *extra,
         ]
         for r in lists.results:
             assert r.errors == 0 and r.rps > 0 and 0 < r.p50_ms <= r.p99_ms
-    # the devnet's store holds stakers and L1 validators, the API store none
+    # both stores hold stakers and L1 validators (the API store the bench's staking history)
     assert f"{txs['P']:,} P-chain txs" in staking[0].store
     assert "0 validation periods, 0 L1 validations" not in staking[0].store
-    assert staking[1].store == f"{UTXOS:,} P-chain txs, 0 validation periods, 0 L1 validations"
+    assert staking[1].store.startswith(f"{store.txs:,} P-chain txs, ")
+    assert "0 validation periods" not in staking[1].store
+    assert staking[1].store.endswith(f", {STAKERS.l1_validators} L1 validations")
 
     text = bench.report(ingest, served, PAGE, "test machine", "avadata bench primary", staking)
     assert "### Staking lists" in text and "on every staking list" in text

@@ -175,6 +175,39 @@ def test_validators_sorted_by_each_key(world: World, client: TestClient, sort: s
         assert values == sorted(values, reverse=order == "desc"), sort
 
 
+def test_the_uptime_ranking_follows_each_staker_snapshot(world: World, client: TestClient) -> None:
+    """The API keeps its uptime ranking per P-chain head and staker snapshot: a new snapshot
+    (every uptime turned around) reorders the next request's pages; the old one put back
+    restores them."""
+    from sqlalchemy import select
+
+    from avadata.records.primary import StakerLive
+    from avadata.store.primary.snapshots import replace_staker_live
+    from avadata.store.schema import primary_staker_live
+
+    def ranked() -> list[tuple[float, str]]:
+        got = pages(client, "validators", size=4, sortBy="uptimePerformance")
+        return [(_value(v, "uptimePerformance", 0), v["txHash"]) for v in got]
+
+    before = ranked()
+    engine = make_engine(client.app.state.avadata.settings.db_url)
+    with engine.connect() as conn:
+        rows = conn.execute(select(primary_staker_live)).all()
+    old = [StakerLive(*r) for r in rows]
+    try:
+        replace_staker_live(engine, [s._replace(uptime=100.0 - s.uptime) for s in old])
+        after = ranked()
+        # (active periods the node does not list, subnet validators, stay at 0)
+        live = {s.tx_hash for s in old}
+        turned = {tx: 100.0 - up if tx in live else up for up, tx in before if up >= 0}
+        assert {tx: up for up, tx in after if up >= 0} == turned
+        assert after == sorted(after, reverse=True) and after != before
+    finally:
+        replace_staker_live(engine, old)
+        engine.dispose()
+    assert ranked() == before
+
+
 def test_validator_filters_equal_a_second_computation(world: World, client: TestClient) -> None:
     now = _now(world.sim)
     every = pages(client, "validators", size=100)

@@ -8,8 +8,13 @@ from avadata.store import schema
 
 # Columns that record where or when we indexed, not what the chain holds: the node's URL, and
 # the writers' activity counters (rows handed to the store: a replayed batch counts again,
-# store/metrics/rows_written.py), whose row set is still compared.
-VOLATILE = {("chains", "rpc_url"), ("metric_rows_written", "rows")}
+# store/metrics/rows_written.py; the node's staker snapshots taken, one per pass), whose row
+# set is still compared.
+VOLATILE = {
+    ("chains", "rpc_url"),
+    ("metric_rows_written", "rows"),
+    ("primary_snapshot_counts", "taken"),
+}
 
 
 # A chain's identity: what `avadata index` labels a chain with (known networks, chains file,

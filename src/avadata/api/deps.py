@@ -18,6 +18,7 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 import anyio
 from fastapi import Depends, Path, Request
 
+from avadata.api.derived import DerivedCache
 from avadata.api.errors import bad_request, not_found
 from avadata.api.paging import PageCodec
 from avadata.api.prices import PriceSource
@@ -149,6 +150,8 @@ class AppState:
     # Per app: two apps on two stores must not share chain rows.
     chains: _ChainCache = field(default_factory=lambda: _ChainCache())
     writer: StoreWriter = field(default_factory=StoreWriter)
+    # What the primary staking routes compute per P-chain head (api/derived.py).
+    derived: DerivedCache = field(default_factory=DerivedCache)
 
 
 # Async (it does no I/O) so FastAPI does not hop to a worker thread to run it.

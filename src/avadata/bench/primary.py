@@ -7,10 +7,12 @@ API) runs in a child process, so it does not share the indexer's interpreter (an
 `index_node` reads it over HTTP into a fresh SQLite store; only that call is timed. API: a store
 of codec-built P-chain blocks, decoded and written by the real indexer and writer (through an
 in-memory Index API source: no HTTP in the build), in which one address receives one output per
-transaction. The deep page starts `(page - 1) * 100` rows in: its token is the server's own
-page-1 token with the position moved there (found by one OFFSET query of the bench) and signed
-again with the server's secret, so the bench need not know which filters a route hashes and
-walking 999 pages first is not needed. Following the server's tokens reaches the same row
+transaction, then the staking history of bench/staking_history.py (validators, delegators,
+rewards, an L1) so the staking lists are timed beside that many txs. The deep page starts
+`(page - 1) * 100` rows in: its token is the server's own page-1 token with the position moved
+there (found by one OFFSET query of the bench) and signed again with the server's secret, so
+the bench need not know which filters a route hashes and walking 999 pages first is not
+needed. Following the server's tokens reaches the same row
 (`check_walk`, used by the tiny-size test).
 """
 
@@ -35,7 +37,8 @@ import httpx
 
 # The token layout is paging.py's; the bench re-signs a token, it does not invent one.
 from avadata.api.paging import PageCodec
-from avadata.bench import api_load
+from avadata.bench import api_load, staking_history
+from avadata.bench.staking_history import StakingShape
 from avadata.decode.codec import api
 from avadata.decode.codec.components import (
     AvaxBaseTx,
@@ -50,6 +53,12 @@ from avadata.decode.codec.pchain_blocks import PCHAIN_TABLE, BanffStandardBlock
 from avadata.devnet.primary.network_ids import AVAX_ASSET_ID
 from avadata.indexer.primary.chain import index_chain
 from avadata.indexer.primary.run import index_node
+from avadata.indexer.primary.snapshots import (
+    snapshot_l1_validators,
+    snapshot_stakers,
+    snapshot_supply,
+)
+from avadata.indexer.primary.supply import estimate_rewards
 from avadata.networks import FUJI_ID
 from avadata.sources.index_api import IndexApiSource, IndexedContainer
 from avadata.store.engine import make_engine
@@ -224,23 +233,50 @@ class _MemoryIndex(IndexApiSource):
         ]
 
 
-def build_store(utxos: int, db: str | None = None) -> Store:
+def build_store(
+    utxos: int, db: str | None = None, stakers: StakingShape | None = StakingShape()
+) -> Store:
+    """The API store: the hot address's `utxos` txs, then (unless `stakers` is None) the
+    staking history of bench/staking_history.py in the blocks after them. A store at `db`
+    that holds both already is used as it is."""
     url = db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='avadata-bench-primary-')) / 'api.db'}"
     engine = make_engine(url)
     migrate(engine)
     record_primary_network(engine, FUJI_ID)  # the blocks are Fuji's (fuji1... addresses)
     hot = bech32_address(HOT, "fuji")
     t0 = time.perf_counter()
-    if _hot_utxos(engine, hot) < utxos:
+    hot_blocks = -(-utxos // TXS_PER_BLOCK)
+    with engine.connect() as conn:
+        have = offsets.primary_containers(conn).get("P", 0)
+    staked = stakers is None or have > hot_blocks
+    if _hot_utxos(engine, hot) < utxos or not staked:
         blocks = list(build_blocks(utxos))
+        platform = None
+        if stakers is not None:
+            start = 1_767_225_600 + 10 * len(blocks) + 3_600  # an hour after the hot history
+            more, sim = staking_history.history(len(blocks), start, stakers)
+            blocks += more
+            platform = staking_history.SimPlatform(sim)
         # 20 blocks (2,000 txs) per write, as a backfill commits.
-        asyncio.run(index_chain(engine, _MemoryIndex(blocks), "P", "P", batch=20))
+        asyncio.run(_index(engine, blocks, platform))
     seconds = time.perf_counter() - t0
     with engine.connect() as conn:
         txs = sum(offsets.primary_tx_counts(conn).values())
     count = _hot_utxos(engine, hot)
     engine.dispose()
     return Store(url, hot, count, txs, seconds)
+
+
+async def _index(engine: Any, blocks: list[bytes], platform: Any) -> None:
+    """The blocks through the indexer's own path; with the stakers' platform, what the
+    indexer asks a node after a pass too (supply, current validators, L1 balances)."""
+    if platform is not None:
+        await snapshot_supply(engine, platform)
+    await index_chain(engine, _MemoryIndex(blocks), "P", "P", batch=20, platform=platform)
+    if platform is not None:
+        estimate_rewards(engine)
+        await snapshot_stakers(engine, platform)
+        await snapshot_l1_validators(engine, platform)
 
 
 def _hot_utxos(engine: Any, hot: str) -> int:
@@ -482,7 +518,7 @@ def _last_page(client: httpx.Client, path: str) -> str:
 def staking_cases(client: httpx.Client, net: str, address: str | None) -> list[Case]:
     """listValidators (page 1, the last page, filtered and sorted in the store and here),
     listDelegators, listL1Validators and the rewards lists of up to five nodes (or `address`,
-    when the store holds no validator)."""
+    when the store holds no validator; else `address`'s historical rewards too)."""
     base = f"/v1/networks/{net}"
     every = client.get(f"{base}/validators", params={"pageSize": 100}).json()["validators"]
     nodes = ",".join(sorted({v["nodeId"] for v in every})[:5])
@@ -507,6 +543,10 @@ def staking_cases(client: httpx.Client, net: str, address: str | None) -> list[C
         Case("listPendingPrimaryNetworkRewards", f"{base}/rewards:listPending?{who}"),
         Case("listHistoricalPrimaryNetworkRewards", f"{base}/rewards?{who}"),
     ]
+    if address is not None and nodes:
+        # An address of many txs and no reward: the list reads its keys, not its history.
+        name = "listHistoricalPrimaryNetworkRewards, an address of no reward"
+        cases.append(Case(name, f"{base}/rewards?addresses={address}"))
     return _checked(client, cases)
 
 
@@ -542,8 +582,10 @@ def staking_report(results: list[StakingResult]) -> str:
     worst = max((r.p99_ms for res in results for r in res.results), default=0.0)
     return (
         "### Staking lists\n\nThe devnet's ingest store (validators, delegators, rewards, L1 "
-        "validators) and the API store (many P-chain txs, no staker: what a list pays for the "
-        "txs it does not read), default pageSize (10).\n\n"
+        "validators) and the API store (the hot address's P-chain txs, then the staking "
+        "history of bench/staking_history.py: validators rotating over a pool of nodes, "
+        "delegators, reward blocks and UTXOs, an L1 of a few hundred validations), default "
+        "pageSize (10).\n\n"
         + "\n".join(lines)
         + f"\n\n- p99 under {P99_MS:.0f} ms on every staking list: "
         + f"{'yes' if worst < P99_MS else 'NO'} (worst {worst:.1f} ms)"
@@ -647,17 +689,18 @@ def report(
         )
     api_text = (
         "### Transactions and UTXOs of one address\n\n"
-        f"Store: SQLite, {st.txs:,} P-chain transactions in codec-built Banff blocks of "
-        f"{TXS_PER_BLOCK}, decoded and written by the indexer's own path (`index_chain`, "
-        f"`write_blocks`) in {st.build_seconds:.1f} s; the address `{st.hot}` holds "
-        f"{st.hot_utxos:,} unspent UTXOs and is in {st.txs:,} transactions. One `avadata serve` "
+        f"Store: SQLite, {st.txs:,} P-chain transactions: {st.hot_utxos:,} in codec-built "
+        f"Banff blocks of {TXS_PER_BLOCK}, then the staking history (below), decoded and "
+        f"written by the indexer's own path (`index_chain`, `write_blocks`) in "
+        f"{st.build_seconds:.1f} s; the address `{st.hot}` holds {st.hot_utxos:,} unspent "
+        f"UTXOs and is in {st.hot_utxos:,} transactions. One `avadata serve` "
         f"on 127.0.0.1; {served.tool} per endpoint, one after another (each once the "
         f"previous one's requests in flight are answered), default pageSize (10). "
         f"Page {page:,} starts {served.deep_rows_in:,} rows in (page {page:,} of pages of "
         f"{WALK_PAGE}): its token is the server's own page-1 token (same query digest) with "
         f"the position of row {served.deep_rows_in:,}, found by one OFFSET query of the bench, "
         f"signed with the server's secret. The two rows after them ask for that address and "
-        f"two others (about {st.txs // OTHERS:,} UTXOs each) at once; then the address "
+        f"two others (about {st.hot_utxos // OTHERS:,} UTXOs each) at once; then the address "
         f"routes (the POST rows timed by httpx, never by wrk): the hot address's POST V2 "
         f"page and last activity, its chain IDs, one other address's balance (a sum over "
         f"all its UTXOs), and the AVAX supply."

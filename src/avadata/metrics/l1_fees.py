@@ -21,6 +21,7 @@ removal) refund the balance: it pays nothing more until an increase.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -191,7 +192,7 @@ def runway(
     (avalanchego's SecondsRemaining from the head), and the height of the first block at or
     after that time: the head, plus the standard blocks expected at the chain's mean block
     interval (None without one), plus the reward blocks of the primary stakers whose periods
-    end before then (`reward_ends`: the end times of periods not rewarded yet; those blocks
+    end before then (`reward_ends`: the end times of periods not rewarded yet, sorted; those blocks
     are scheduled). avalanchego's block builder issues a block when the next validator set
     change is due, an L1 validator running out included, so the deactivation is the first
     block at or after the predicted time."""
@@ -200,6 +201,9 @@ def runway(
     height = None
     if block_interval is not None and block_interval > 0:
         ahead = max(0, r.deactivates_at - head_timestamp)
-        rewards = sum(1 for e in reward_ends if head_timestamp < e <= r.deactivates_at)
+        # the ends in (head, deactivation]: two bisections of the sorted ends
+        rewards = bisect_right(reward_ends, r.deactivates_at) - bisect_right(
+            reward_ends, head_timestamp
+        )
         height = head_height + max(1, -int(-ahead // block_interval)) + REWARD_BLOCKS * rewards
     return Runway(price, r.deactivates_at, height)

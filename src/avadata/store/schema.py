@@ -908,6 +908,9 @@ primary_validations = Table(
     Index(None, "node_id", "start_ts", "tx_hash"),
     # listValidators' and listDelegators' default order (revision 0019)
     Index(None, "block_timestamp", "tx_hash"),
+    # listValidators by timeRemaining (the end's order) and its bounds: a page walks the
+    # ends from its position instead of sorting every period (revision 0022)
+    Index(None, "end_ts", "tx_hash"),
 )
 
 # The P-chain supply the node reported (platform.getCurrentSupply) at a height, and the
@@ -933,6 +936,16 @@ primary_staker_live = Table(
     Column("uptime", Float, nullable=False),
     Column("connected", Boolean(create_constraint=False), nullable=False),
     PrimaryKeyConstraint("tx_hash"),
+)
+
+# How many times each node snapshot was taken ("stakers": primary_staker_live), raised in the
+# snapshot's transaction: what the API keeps a ranking by uptime per (revision 0022).
+primary_snapshot_counts = Table(
+    "primary_snapshot_counts",
+    metadata,
+    Column("name", String(32), nullable=False),
+    Column("taken", BigInteger, nullable=False),
+    PrimaryKeyConstraint("name"),
 )
 
 # X-chain assets, one per CreateAssetTx (asset ID = that tx's ID). AVAX is not here: its
@@ -1037,6 +1050,33 @@ primary_tx_burns = Table(
     sqlite_with_rowid=False,
 )
 
+# The running sums of primary_tx_burns per asset and chain: the writer raises them in the
+# batch's transaction by the burn rows it inserted (a replayed batch inserts none, so adds
+# nothing), so getAvaxSupply reads a few rows instead of summing every tx's (revision 0022).
+primary_burn_totals = Table(
+    "primary_burn_totals",
+    metadata,
+    Column("asset_id", String(64), nullable=False),
+    Column("blockchain_id", String(64), nullable=False),
+    Column("burned", U256(), nullable=False),
+    Column("l1_deposit", U256(), nullable=False),
+    PrimaryKeyConstraint("asset_id", "blockchain_id"),
+)
+
+# The reward UTXOs by what listHistoricalPrimaryNetworkRewards selects them by: one row per
+# reward UTXO and each of its period's reward addresses ("P-...", as primary_validations keeps
+# them) and its node ID ("NodeID-..."), in the list's order (the reward UTXO's time, its ID),
+# so a page walks one key's rows from its position (revision 0022).
+primary_reward_keys = Table(
+    "primary_reward_keys",
+    metadata,
+    Column("owner", String(128), nullable=False),
+    Column("rewarded_at", BigInteger, nullable=False),
+    Column("utxo_id", String(64), nullable=False),
+    PrimaryKeyConstraint("owner", "rewarded_at", "utxo_id"),
+    sqlite_with_rowid=False,
+)
+
 __all__ = [
     "api_keys",
     "api_secrets",
@@ -1073,12 +1113,15 @@ __all__ = [
     "primary_address_txs",
     "primary_address_utxos",
     "primary_assets",
+    "primary_burn_totals",
     "primary_cursors",
     "primary_l1_refunds",
     "primary_l1_validation_txs",
     "primary_l1_validator_live",
     "primary_l1_validators",
     "primary_pending_spends",
+    "primary_reward_keys",
+    "primary_snapshot_counts",
     "primary_staker_live",
     "primary_tx_burns",
     "primary_txs",

@@ -8,43 +8,17 @@ app's one limiter (avadata.api.limits) counts every request, metrics included, e
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 from fastapi import Depends, Request
 
 from avadata.api.deps import AppState
+from avadata.api.derived import DerivedCache
 from avadata.api.metrics.tokens import TokenStore
 from avadata.store.engine import make_engine
 
 _build_lock = threading.Lock()
-T = TypeVar("T")
-
-
-class DerivedCache:
-    """Values computed from the P-chain's rows (staking timelines, L1 fee replays), kept per
-    key for as long as the P-chain's newest indexed time is the same: every row they read
-    changes only with a newer P-chain tx, so a page-through or repeated request reads the
-    periods once per new P block and process. A few keys at most (one per subnet asked)."""
-
-    _LIMIT = 32
-
-    def __init__(self) -> None:
-        self._items: dict[tuple[object, ...], object] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[object, ...], make: Callable[[], T]) -> T:
-        with self._lock:
-            hit = self._items.get(key)
-        if hit is not None:
-            return hit  # type: ignore[return-value]
-        value = make()
-        with self._lock:
-            if len(self._items) >= self._LIMIT:
-                self._items.clear()
-            self._items[key] = value
-        return value
 
 
 @dataclass(slots=True)

@@ -1,12 +1,14 @@
 """GET /v1/networks/{network}/l1Validators (listL1Validators): ACP-77 L1 validators, newest
 creation first, with their runway.
 
-Stage: api. Every L1 validation is replayed to the P-chain's newest indexed block
-(`l1_book` over metrics/l1_fees.py, the fee series' own replay): its balance
-left there is `remainingBalance` and `blockHeight` names that block. A validation is active
-while it pays the continuous fee (its balance covers a second; not disabled nor removed);
-`includeInactiveL1Validators` adds the others (ran out, disabled, removed: weight 0). Weight and
-BLS key come from the txs that created it and set its weight; the owners from its creation.
+Stage: api. Each L1 validation's balance comes from the P-chain rollup's fee replay state
+(`metric_l1_accounts`, kept per P-chain block by store/metrics/pchain_writer.py: the same
+arithmetic as metrics/l1_fees.replay, stepped), settled to the P-chain's newest indexed time
+(`pchain_rollup.tail`): that is `remainingBalance`, and `blockHeight` names the newest block.
+A validation is active while it pays the continuous fee (its balance covers a second; not
+disabled nor removed); `includeInactiveL1Validators` adds the others (ran out, disabled,
+removed: weight 0). Weight and BLS key come from the txs that created it and set its weight;
+the owners from its creation.
 
 Beyond the reference (issue 22; the SDK's schema strips unknown keys): `feeRatePerSecond`
 (nAVAX per second paid now, 0 when inactive), `predictedDeactivationTimestamp` and
@@ -22,6 +24,7 @@ import orjson
 from fastapi import APIRouter, Query
 
 from avadata.api.deps import State, on_store, read_conn
+from avadata.api.derived import Kept
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, page, with_token
@@ -31,32 +34,39 @@ from avadata.api.primary.openapi import ok
 from avadata.api.primary.routes import Network
 from avadata.decode.codec.ids import cb58_decode, parse_node_id
 from avadata.decode.codec.reader import DecodeError
-from avadata.metrics import l1_fees
-from avadata.store.metrics import l1_reads
+from avadata.metrics import l1_fees, pchain_rollup
+from avadata.store.metrics import pchain_reads
 from avadata.store.primary.queries import l1_validators as queries
-from avadata.store.primary.queries import txs as tx_queries
-from avadata.store.primary.queries.validators import p_chain_now
+from avadata.store.primary.queries.validators import p_chain_cursor, p_chain_now
 from avadata.store.types import Connection
 
 router = APIRouter(tags=["Primary Network"])
 
-
-class L1Book(NamedTuple):
-    """Every L1 validation replayed to the P-chain's newest time."""
-
-    validations: list[tuple[str, str, str]]  # (validation ID, subnet ID, node ID)
-    replays: dict[str, l1_fees.Replay]
-    first_tx: dict[str, int]  # validation ID -> time of its first tx
+# The stakers whose ends the P-chain rewards with a block pair (metrics/l1_fees.runway).
+REWARDED = ("validator", "delegator")
 
 
-def l1_book(conn: Connection, now: int) -> L1Book:
-    events: dict[str, list[l1_fees.Event]] = {}
-    first: dict[str, int] = {}
-    for vid, ts, tx_type, body in l1_reads.validation_txs(conn):
-        events.setdefault(vid, []).append(l1_fees.events_of(vid, ts, tx_type, orjson.loads(body)))
-        first.setdefault(vid, ts)
-    replays = {vid: l1_fees.replay(e, now) for vid, e in events.items()}
-    return L1Book(l1_reads.validations(conn), replays, first)
+class L1State(NamedTuple):
+    """One L1 validation at the P-chain's newest time."""
+
+    created: int  # the time of its first tx
+    validation_id: str
+    subnet_id: str
+    node_id: str
+    balance: int  # left for the continuous fee
+    deactivates_at: int | None  # when it runs out at the current price (None: not paying)
+
+
+def l1_states(conn: Connection, now: int) -> list[L1State]:
+    """Every L1 validation the rollup keeps, settled from its last step to `now`."""
+    out = []
+    for vid, subnet, node, first, account in pchain_reads.l1_accounts(conn):
+        left = pchain_rollup.tail(account, now)[1]
+        # as l1_fees.replay: it runs out `left // price` seconds on while it covers a second
+        price = l1_fees.FEE_PER_SECOND
+        runs_out = now + left // price if left >= price else None
+        out.append(L1State(first, vid, subnet, node, left, runs_out))
+    return out
 
 
 NO_OWNER = {"addresses": [], "threshold": 0}
@@ -85,15 +95,16 @@ def _owner(text: str | None) -> dict[str, Any]:
     }
 
 
-def _selected(book: L1Book, wanted: tuple[str | None, str | None, str | None], every: bool) -> Any:
-    """(creation time, validation ID) of the validations the filters name, newest first."""
-    out = []
-    for row in book.validations:
-        if any(w is not None and w != got for w, got in zip(wanted, row, strict=True)):
-            continue
-        v = row[0]
-        if v in book.first_tx and (every or book.replays[v].deactivates_at is not None):
-            out.append((book.first_tx[v], *row))
+def _selected(
+    states: list[L1State], wanted: tuple[str | None, str | None, str | None], every: bool
+) -> list[L1State]:
+    """The validations the filters name (active ones unless `every`), newest first."""
+    out = [
+        st
+        for st in states
+        if all(w is None or w == got for w, got in zip(wanted, st[1:4], strict=True))
+        and (every or st.deactivates_at is not None)
+    ]
     return sorted(out, reverse=True)
 
 
@@ -126,51 +137,61 @@ def list_l1_validators(
     filters = {"w": wanted, "all": every}
     pg = page(st, "l1_validators", filters, pageToken, pageSize, arity=2)
     with read_conn(st) as conn:
-        now, span = p_chain_now(conn), queries.p_chain_span(conn)
+        now = p_chain_now(conn)
+        # What follows is read once per P-chain head (api/derived.py).
+        kept = Kept(st.derived, (p_chain_cursor(conn), now))
+        span = kept.get("p_span", lambda: queries.p_chain_span(conn))
         if now is None or span is None:
             return JsonResponse({"validators": [], "blockHeight": "0"})
-        book = l1_book(conn, now)
-        rows = _selected(book, wanted, every)
+        rows = _selected(kept.get("l1_states", lambda: l1_states(conn, now)), wanted, every)
         if pg.after is not None:
             after = (int(pg.after[0]), str(pg.after[1]))
-            rows = [r for r in rows if (r[0], r[1]) < after]
+            rows = [r for r in rows if (r.created, r.validation_id) < after]
         served = rows[: pg.size]
         token = pg.token(served[-1][:2]) if len(rows) > pg.size else None
-        out = _shaped(conn, book, served, span, now)
+        out = _shaped(conn, kept, served, span, now)
     body = {"validators": out, "blockHeight": str(span.head_height)}
     return JsonResponse(with_token(body, token))
 
 
-def _shaped(
-    conn: Connection, book: L1Book, served: list[Any], span: queries.Span, now: int
-) -> list[dict[str, Any]]:
-    ids = [r[1] for r in served]
-    owners = queries.owners(conn, ids)
-    # weight and BLS key: the creation's, then each weight change's
+def details(conn: Connection) -> dict[str, tuple[int, Any]]:
+    """validation ID -> (weight, BLS credentials): its creation's, then each weight change's
+    (each tx's body parsed once)."""
+    links, bodies = queries.defining_txs(conn)
+    parsed = {tx: orjson.loads(body).get("l1ValidatorDetails", ()) for tx, body in bodies.items()}
     weight: dict[str, int] = {}
     bls: dict[str, Any] = {}
-    for r in tx_queries.l1_defining_txs(conn, ids):
-        for d in orjson.loads(r.body).get("l1ValidatorDetails", ()):
-            if d["validationId"] == r.validation_id and "weight" in d:
-                weight[r.validation_id] = int(d["weight"])
-                bls.setdefault(r.validation_id, d.get("blsCredentials"))
-    paying = any(book.replays[v].deactivates_at is not None for v in ids)
-    ends = l1_reads.reward_ends(conn) if paying else []
+    for vid, tx in links:
+        for d in parsed.get(tx, ()):
+            if d["validationId"] == vid and "weight" in d:
+                weight[vid] = int(d["weight"])
+                bls.setdefault(vid, d.get("blsCredentials"))
+    return {vid: (w, bls.get(vid)) for vid, w in weight.items()}
+
+
+def _shaped(
+    conn: Connection, kept: Kept, served: list[L1State], span: queries.Span, now: int
+) -> list[dict[str, Any]]:
+    owners = queries.owners(conn, [st.validation_id for st in served])
+    defined = kept.get("l1_details", lambda: details(conn))
+    paying = any(st.deactivates_at is not None for st in served)
+    # The reward blocks still to come (those before a deactivation add to its height).
+    ends = kept.get("ends", lambda: pchain_reads.ends_after(conn, REWARDED, now)) if paying else []
     out = []
-    for created, vid, subnet, node in served:
-        replay = book.replays[vid]
+    for st in served:
+        replay = l1_fees.Replay([], st.balance, st.deactivates_at)
         runway = l1_fees.runway(replay, span.head_height, now, span.interval, ends)
-        refund_owner, disable_owner = owners.get(vid, (None, None))
+        refund_owner, disable_owner = owners.get(st.validation_id, (None, None))
         out.append(
             {
-                "validationId": vid,
-                "validationIdHex": "0x" + cb58_decode(vid).hex(),
-                "nodeId": node,
-                "subnetId": subnet,
-                "weight": weight.get(vid, 0),
-                "remainingBalance": replay.balance,
-                "creationTimestamp": created,
-                "blsCredentials": bls.get(vid) or {},
+                "validationId": st.validation_id,
+                "validationIdHex": "0x" + cb58_decode(st.validation_id).hex(),
+                "nodeId": st.node_id,
+                "subnetId": st.subnet_id,
+                "weight": defined.get(st.validation_id, (0, None))[0],
+                "remainingBalance": st.balance,
+                "creationTimestamp": st.created,
+                "blsCredentials": defined.get(st.validation_id, (0, None))[1] or {},
                 "remainingBalanceOwner": _owner(refund_owner),
                 "deactivationOwner": _owner(disable_owner),
                 "feeRatePerSecond": runway.fee_per_second,

@@ -8,17 +8,20 @@ Stage: api. From the store only:
 - totalRewards: the node's last supply (platform.getCurrentSupply) minus that: the rewards
   avalanchego has minted for stakers since;
 - totalXBurned, totalCBurned, totalPBurned: what the indexed txs burned (consumed minus
-  created; the C-chain's atomic txs plus its EVM txs' fees when the C-chain's EVM side is
-  indexed here; the P-chain's plus l1ValidatorFees);
+  created, the running totals the primary writer keeps: store/primary/kept.py; the C-chain's
+  atomic txs plus its EVM txs' fees when the C-chain's EVM side is indexed here; the
+  P-chain's plus l1ValidatorFees);
 - l1ValidatorFees: what L1 validators' balances took in minus what they hold and gave back;
 - totalSupply = genesisUnlock + totalRewards - the three burns; circulatingSupply the same
   (the reference's example gives both the same value);
-- totalStaked: the active primary stakers' stake; totalLocked: unspent AVAX under a
-  locktime, not staking; lastUpdated: the P-chain's newest block time.
+- totalStaked: the active primary stakers' stake (kept per P-chain head, api/derived.py);
+  totalLocked: unspent AVAX under a locktime, not staking; lastUpdated: the P-chain's
+  newest block time.
 """
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -26,6 +29,7 @@ from fastapi import APIRouter
 
 from avadata import networks
 from avadata.api.deps import State, on_store, read_conn
+from avadata.api.derived import DerivedCache, Kept
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, not_found
 from avadata.api.primary import params
@@ -63,13 +67,18 @@ def _locked(conn: Connection, asset: str, now: int) -> int:
     return total
 
 
-def supply(conn: Connection, net: str, network_id: int) -> dict[str, str]:
+def staked(conn: Connection, now: int) -> int:
+    """nAVAX the active primary validators and delegators stake at `now`."""
+    return sum(int(r.amount_staked) for r in validator_queries.active_primary_stakes(conn, now))
+
+
+def supply(conn: Connection, net: str, network_id: int, cache: DerivedCache) -> dict[str, str]:
     found = queries.anchor(conn)
     node_supply = int(found.supply) if found is not None else 0
     start = found.start_supply if found is not None else None
     genesis = int(start) if start is not None else node_supply
     asset = queries.fee_asset(conn) or AVAX_IDS.get(net, "")
-    burned = queries.burns(conn, asset)
+    burned = queries.burn_totals(conn, asset)
     deposits = burned.get("P", (0, 0))[1]
     l1_fees = max(0, deposits - queries.l1_balances_left(conn) - queries.l1_refunded(conn))
     p_burned = burned.get("P", (0, 0))[0] + l1_fees
@@ -77,7 +86,9 @@ def supply(conn: Connection, net: str, network_id: int) -> dict[str, str]:
     evm_id = networks.by_id(network_id).c_chain_evm_id
     c_wei = burned.get("C", (0, 0))[0] * NAVAX + (queries.evm_fees(conn, evm_id) if evm_id else 0)
     now = validator_queries.p_chain_now(conn) or 0
-    staked = sum(int(r.amount_staked) for r in validator_queries.active_primary_stakes(conn, now))
+    # Kept per P-chain head: the periods change only with it (a scan of every period).
+    kept = Kept(cache, (validator_queries.p_chain_cursor(conn), now))
+    stake = kept.get("staked", functools.partial(staked, conn, now))
     # nAVAX: genesis + rewards - the burns
     total = Decimal(node_supply - p_burned - x_burned) - Decimal(c_wei).scaleb(-9)
     return {
@@ -86,7 +97,7 @@ def supply(conn: Connection, net: str, network_id: int) -> dict[str, str]:
         "totalPBurned": avax(p_burned),
         "totalCBurned": _decimal(Decimal(c_wei).scaleb(-18)),
         "totalXBurned": avax(x_burned),
-        "totalStaked": avax(staked),
+        "totalStaked": avax(stake),
         "totalLocked": avax(_locked(conn, asset, now)),
         "totalRewards": avax(node_supply - genesis),
         "lastUpdated": datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds")[:-6]
@@ -111,4 +122,4 @@ def get_supply(st: State) -> JsonResponse:
         )
     net = params.net_key(networks.by_id(indexed))
     with read_conn(st) as conn:
-        return JsonResponse(supply(conn, net, indexed))
+        return JsonResponse(supply(conn, net, indexed, st.derived))

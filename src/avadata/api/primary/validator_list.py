@@ -5,13 +5,16 @@ parameters say.
 Stage: api. Status, subnet, node IDs (substrings), fee, time remaining and uptime select rows
 in the store; blockIndex (the staking tx's block time), timeRemaining and delegationFee are
 keyset orders of the store. Delegation capacity depends on the delegators active now, so a
-capacity bound or a sort by capacity or uptime reads the selected periods whole and orders
-them here (the positions are the same (value, tx hash) pairs). Values that only active
+capacity bound or a sort by capacity or uptime reads the selected periods' keys (a narrow
+read, no row to serve) and orders them here, the capacities computed once per P-chain head
+(api/derived.py); then the page's rows are read (the positions are the same (value, tx hash)
+pairs). Values that only active
 periods have (capacity; uptime, the node's snapshot) leave the others out of a bound on them.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections.abc import Callable, Sequence
@@ -20,6 +23,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from avadata.api.deps import State, on_store, read_conn
+from avadata.api.derived import Kept
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import Page, PageSize, PageToken, page, with_token
@@ -147,13 +151,15 @@ def list_validators(
         low, high = remaining
         ends = (None if not low else now + low, None if high is None else now + high)
         f = dataclasses.replace(f, ends=ends)
-        served, token = _page(conn, f, now, (sort, desc), capacity, pg)
-        out = shaped(conn, served, now)
+        kept = Kept(st.derived, (queries.p_chain_cursor(conn), now))
+        served, token = _page(conn, kept, f, now, (sort, desc), capacity, pg)
+        out = shaped(conn, served, now, kept)
     return JsonResponse(with_token({"validators": out}, token))
 
 
 def _page(
     conn: Connection,
+    kept: Kept,
     f: stakers.PeriodFilter,
     now: int,
     order: tuple[str, bool],
@@ -161,17 +167,31 @@ def _page(
     pg: Page,
 ) -> tuple[Sequence[Any], str | None]:
     """One page of the periods `f` selects: a keyset query when the store can order and
-    filter them, else every selected period ranked here."""
+    filter them, else the selected periods' keys ranked here and the page's rows read."""
     sort, desc = order
-    rows: Sequence[Any]
     if sort in stakers.SQL_SORTS and capacity == (None, None):
         rows = stakers.list_periods(conn, f, now, pg.after, pg.size + 1, desc=desc, sort=sort)
-        key: Callable[[Any], tuple[int, str]] = _sql_key(sort)
-    else:
-        rows, key = _ranked(conn, f, now, sort, capacity, desc)
-        rows = _after(rows, key, pg.after, desc)[: pg.size + 1]
-    served = rows[: pg.size]
-    return served, pg.token(key(served[-1])) if len(rows) > pg.size else None
+        more = len(rows) > pg.size
+        return rows[: pg.size], pg.token(_sql_key(sort)(rows[pg.size - 1])) if more else None
+    # The ranking is kept per P-chain head and staker snapshot (the uptimes come with it).
+    ranking = Kept(kept.cache, (*kept.head, queries.stakers_snapshots(conn)))
+    ranked = ranking.get(
+        ("ranked", repr(f), sort, capacity, desc),
+        lambda: _ranked(conn, kept, f, now, sort, capacity, desc),
+    )
+    start = 0 if pg.after is None else _position(ranked, pg.after, desc)
+    keys = ranked[start : start + pg.size + 1]
+    served = stakers.periods(conn, [tx for _, tx in keys[: pg.size]])
+    return served, pg.token(keys[pg.size - 1][0]) if len(keys) > pg.size else None
+
+
+def _position(ranked: list[tuple[tuple[int, str], str]], after: Any, desc: bool) -> int:
+    """The index of the first ranked period past `after` in the page's direction."""
+    position = (int(after[0]), str(after[1]))
+    # `ranked` is in the page's order, so "past `after`" is false then true along it
+    if desc:
+        return bisect.bisect_left(ranked, True, key=lambda r: r[0] < position)
+    return bisect.bisect_left(ranked, True, key=lambda r: r[0] > position)
 
 
 def _sql_key(sort: str) -> Callable[[Any], tuple[int, str]]:
@@ -182,21 +202,30 @@ def _sql_key(sort: str) -> Callable[[Any], tuple[int, str]]:
     return lambda r: (int(r.block_timestamp), str(r.tx_hash))
 
 
+def capacities(conn: Connection, now: int) -> dict[str, int]:
+    """tx hash -> delegation capacity of every active validator period at `now` (its stake
+    against what its node's active primary delegators hold)."""
+    active = stakers.active_validators(conn, now)
+    held = stakers.delegated(conn, [r.node_id for r in active], now)
+    return {
+        str(r.tx_hash): delegation_capacity(int(r.amount_staked), held.get(r.node_id, 0))
+        for r in active
+    }
+
+
 def _ranked(
     conn: Connection,
+    kept: Kept,
     f: stakers.PeriodFilter,
     now: int,
     sort: str,
     capacity: tuple[int | None, int | None],
     desc: bool,
-) -> tuple[list[Any], Callable[[Any], tuple[int, str]]]:
-    """Every period `f` selects within the capacity bounds, in (sort value, tx hash) order."""
-    rows = list(stakers.list_periods(conn, f, now, None, None, desc=False))
-    active = [r for r in rows if r.kind == "validator" and queries.status_of(r, now) == "active"]
-    held = stakers.delegated(conn, [r.node_id for r in active], now)
-    caps = {
-        r.tx_hash: delegation_capacity(int(r.amount_staked), held.get(r.node_id, 0)) for r in active
-    }
+) -> list[tuple[tuple[int, str], str]]:
+    """((sort value, tx hash), tx hash) of every period `f` selects within the capacity
+    bounds, in the page's order; the capacities kept per P-chain head."""
+    rows = list(stakers.period_keys(conn, f, now))
+    caps = kept.get("capacities", lambda: capacities(conn, now))
     low, high = capacity
     if capacity != (None, None):
         rows = [
@@ -217,13 +246,4 @@ def _ranked(
             return (round(float(r.uptime or 0.0) * 10_000), str(r.tx_hash))
         return _sql_key(sort)(r)
 
-    return sorted(rows, key=key, reverse=desc), key
-
-
-def _after(
-    rows: Sequence[Any], key: Callable[[Any], tuple[int, str]], after: Any, desc: bool
-) -> list[Any]:
-    if after is None:
-        return list(rows)
-    position = (int(after[0]), str(after[1]))
-    return [r for r in rows if (key(r) < position if desc else key(r) > position)]
+    return sorted(((key(r), str(r.tx_hash)) for r in rows), reverse=desc)

@@ -9,6 +9,7 @@ platform.getCurrentValidators; reward amounts of completed periods from its rewa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -16,6 +17,7 @@ import orjson
 from fastapi import APIRouter, Path, Query
 
 from avadata.api.deps import State, on_store, read_conn
+from avadata.api.derived import Kept
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, bad_request
 from avadata.api.paging import PageSize, PageToken, cut, page, with_token
@@ -150,19 +152,24 @@ def validator_details(
             conn, node_id, now, pg.after, pg.size + 1, desc=desc, status=validationStatus
         )
         served, token = cut(rows, pg, lambda r: (int(r.start_ts), str(r.tx_hash)))
-        out = shaped(conn, served, now)
+        out = shaped(conn, served, now, Kept(st.derived, (queries.p_chain_cursor(conn), now)))
     return JsonResponse(with_token({"validators": out}, token))
 
 
-def shaped(conn: Connection, served: Sequence[Any], now: int) -> list[dict[str, Any]]:
-    """The served periods, each in the shape of its status at `now`, with its delegators."""
+def shaped(
+    conn: Connection, served: Sequence[Any], now: int, kept: Kept | None = None
+) -> list[dict[str, Any]]:
+    """The served periods, each in the shape of its status at `now`, with its delegators;
+    each subnet's active stake is `kept` per P-chain head when given."""
     delegs = queries.delegations(conn, served)
     totals: dict[str, int] = {}
     out = []
     for row in served:
         status = queries.status_of(row, now)
         if status == "active" and row.subnet_id not in totals:
-            totals[row.subnet_id] = queries.active_stake(conn, row.subnet_id, now)
+            subnet = str(row.subnet_id)
+            stake = functools.partial(queries.active_stake, conn, subnet, now)
+            totals[subnet] = stake() if kept is None else kept.get(("stake", subnet), stake)
         mine = [
             d
             for d in delegs

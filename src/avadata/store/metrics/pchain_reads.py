@@ -78,6 +78,14 @@ def l1_accounts(conn: Connection) -> list[L1Account]:
     ]
 
 
+def ends_after(conn: Connection, kinds: tuple[str, ...], after: int) -> list[int]:
+    """End times after `after` of the periods of these kinds still open in the rollup (its
+    pending end marks; a removal has moved its period's end to the removal): the ends a
+    P-chain at time `after` has yet to reward. Reads only the marks ahead of `after`."""
+    q = select(_M.at).where(_M.at > after, _M.edge == "e", _M.kind.in_(kinds))
+    return sorted(int(at) for at in conn.execute(q).scalars())
+
+
 def l1_days(conn: Connection, ids: list[str] | None) -> dict[int, tuple[int, int]]:
     """Per day: (nAVAX the validations paid, how many paid) over `ids` (None: all known)."""
     paid = func.count(case((_F.fee > 0, 1)))

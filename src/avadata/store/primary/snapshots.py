@@ -15,16 +15,27 @@ from avadata.store import dialect
 from avadata.store.schema import (
     primary_l1_validator_live,
     primary_l1_validators,
+    primary_snapshot_counts,
     primary_staker_live,
 )
 
+STAKERS = "stakers"  # primary_snapshot_counts' row of the current stakers' snapshot
+
 
 def replace_staker_live(engine: Engine, live: Sequence[StakerLive]) -> None:
-    """The node's current stakers as one snapshot: the old one goes in the same transaction."""
+    """The node's current stakers as one snapshot: the old one goes in the same transaction,
+    which counts the snapshot (what a value computed from it is kept by)."""
     with engine.begin() as conn:
         conn.execute(delete(primary_staker_live))
         if live:
             conn.execute(primary_staker_live.insert(), [s._asdict() for s in live])
+        counted = dialect.upsert(
+            conn,
+            primary_snapshot_counts,
+            keys=("name",),
+            set_=lambda ex: {"taken": primary_snapshot_counts.c.taken + 1},
+        )
+        conn.execute(counted, {"name": STAKERS, "taken": 1})
 
 
 def l1_validations_to_ask(engine: Engine) -> list[str]:

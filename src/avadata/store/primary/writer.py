@@ -28,6 +28,7 @@ from sqlalchemy import (
 from avadata.records.primary import Block, SpentRefund, Utxo
 from avadata.store import dialect
 from avadata.store.metrics import rows_written
+from avadata.store.primary import kept
 from avadata.store.primary.prepare import (
     BlockRows,
     address_tx_rows,
@@ -98,7 +99,6 @@ def write_blocks(
             (primary_address_txs, "address_txs"),
             (primary_address_utxos, "address_utxos"),
             (primary_asset_txs, "asset_txs"),
-            (primary_tx_burns, "burns"),
             (primary_blocks, "blocks"),
             (primary_assets, "assets"),
             (primary_l1_validators, "l1_validators"),
@@ -111,6 +111,8 @@ def write_blocks(
                 conn.execute(dialect.insert_or_ignore(conn, table), values)
         _write_stakers(conn, rows)
         written["primary_validations"] = sum(len(r.opened) for r in rows)
+        # after the periods: a reward UTXO is keyed by its period's owners
+        written[primary_tx_burns.name] = kept.write(conn, rows)
         rows_written.count(conn, cursor or blockchain_id, written)
         applied = _apply_pending(conn, [i for r in rows for i in r.exported_ids])
         spends = [s for r in rows for s in r.spends]

@@ -12,17 +12,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, func, or_, select, tuple_
+from sqlalchemy import Connection, Row, func, literal, or_, select, tuple_
 from sqlalchemy.sql import ColumnElement
 
 from avadata.records.primary import PRIMARY_SUBNET
+from avadata.store.primary.queries.txs import after_key, ordered, tops_of
 from avadata.store.primary.queries.validators import (
     Position,
     staked_condition,
     status_condition,
     with_live,
 )
-from avadata.store.schema import primary_staker_live, primary_utxos, primary_validations
+from avadata.store.schema import (
+    primary_reward_keys,
+    primary_staker_live,
+    primary_utxos,
+    primary_validations,
+)
 
 v = primary_validations.c
 live = primary_staker_live.c
@@ -106,6 +112,45 @@ def list_periods(
     return conn.execute(stmt if limit is None else stmt.limit(limit)).all()
 
 
+def period_keys(conn: Connection, f: PeriodFilter, now: int) -> Sequence[Any]:
+    """What ranks the periods `f` selects (listValidators' capacity and uptime orders), every
+    one: the status columns, the SQL sort keys and the node's uptime, nothing to serve."""
+    stmt = (
+        select(
+            v.tx_hash,
+            v.kind,
+            v.node_id,
+            v.start_ts,
+            v.end_ts,
+            v.block_timestamp,
+            v.delegation_fee,
+            v.remove_tx_hash,
+            v.reward_tx_hash,
+            live.uptime,
+        )
+        .outerjoin(primary_staker_live, live.tx_hash == v.tx_hash)
+        .where(*_conditions(f, now))
+    )
+    return conn.execute(stmt).all()
+
+
+def periods(conn: Connection, tx_hashes: Sequence[str]) -> list[Any]:
+    """These periods with the node's snapshot of them, in the order given."""
+    if not tx_hashes:
+        return []
+    stmt = with_live().where(v.tx_hash.in_(list(tx_hashes)))
+    found = {str(r.tx_hash): r for r in conn.execute(stmt)}
+    return [found[h] for h in tx_hashes if h in found]
+
+
+def active_validators(conn: Connection, now: int) -> Sequence[Any]:
+    """(tx hash, node ID, stake) of every active period of kind validator at `now`."""
+    stmt = select(v.tx_hash, v.node_id, v.amount_staked).where(
+        v.kind == "validator", status_condition("active", now)
+    )
+    return conn.execute(stmt).all()
+
+
 def delegated(conn: Connection, node_ids: Sequence[str], now: int) -> dict[str, int]:
     """node ID -> the stake its active primary-network delegators hold at `now`."""
     if not node_ids:
@@ -155,8 +200,24 @@ def reward_utxos(
     desc: bool,
 ) -> Sequence[Any]:
     """The reward UTXOs (platform.getRewardUTXOs, kept by the indexer) of the periods `f`
-    selects, with their period, in (reward UTXO time, UTXO ID) order after `after`."""
-    u = primary_utxos.c
+    selects, with their period, in (reward UTXO time, UTXO ID) order after `after`. Read
+    from primary_reward_keys: each of `f`'s reward addresses (else its node IDs) walks its
+    own rows from `after`, every other condition checked on the way, so a page reads about a
+    page per key whatever the history."""
+    u, k = primary_utxos.c, primary_reward_keys.c
+    owners = f.reward_addresses or f.node_ids
+    if not owners:
+        raise ValueError("the historical rewards are selected by reward addresses or node IDs")
+    key = [k.rewarded_at, k.utxo_id]
+    branches = [
+        select(*key)
+        .join(primary_utxos, u.utxo_id == k.utxo_id)
+        .join(primary_validations, v.tx_hash == u.tx_hash)
+        .where(k.owner == owner, u.reward_type.is_not(None), *_conditions(f, 0))
+        .where(*after_key(key, after, desc))
+        for owner in sorted(set(owners))
+    ]
+    top = tops_of(branches, key, desc, literal(limit))
     stmt = (
         select(
             u.utxo_id,
@@ -173,11 +234,9 @@ def reward_utxos(
             v.end_ts,
             v.reward_tx_hash,
         )
+        .select_from(top)
+        .join(primary_utxos, u.utxo_id == top.c.utxo_id)
         .join(primary_validations, v.tx_hash == u.tx_hash)
-        .where(and_(u.reward_type.is_not(None), *_conditions(f, 0)))
     )
-    key = tuple_(u.block_timestamp, u.utxo_id)
-    if after is not None:
-        stmt = stmt.where(key < tuple_(*after) if desc else key > tuple_(*after))
-    order = (u.block_timestamp.desc(), u.utxo_id.desc()) if desc else (u.block_timestamp, u.utxo_id)
+    order = ordered([top.c.rewarded_at, top.c.utxo_id], desc)
     return list(conn.execute(stmt.order_by(*order).limit(limit)).all())

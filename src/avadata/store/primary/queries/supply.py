@@ -17,6 +17,7 @@ from avadata.records.primary import PRIMARY_SUBNET
 from avadata.store.primary.queries.addresses import unspent
 from avadata.store.schema import (
     metric_sums,
+    primary_burn_totals,
     primary_l1_refunds,
     primary_l1_validator_live,
     primary_supply,
@@ -42,7 +43,9 @@ def fee_asset(conn: Connection) -> str | None:
 
 
 def burns(conn: Connection, asset_id: str) -> dict[str, tuple[int, int]]:
-    """Chain -> (burned, put into L1 validator balances) of one asset, over every tx."""
+    """Chain -> (burned, put into L1 validator balances) of one asset, summed over every tx:
+    the recomputation the tests hold the writer's kept totals to (store/primary/kept.py);
+    getAvaxSupply reads those."""
     b = primary_tx_burns.c
     stmt = (
         select(b.blockchain_id, func.sum(b.burned), func.sum(b.l1_deposit))
@@ -50,6 +53,13 @@ def burns(conn: Connection, asset_id: str) -> dict[str, tuple[int, int]]:
         .group_by(b.blockchain_id)
     )
     return {str(k): (int(burned or 0), int(dep or 0)) for k, burned, dep in conn.execute(stmt)}
+
+
+def burn_totals(conn: Connection, asset_id: str) -> dict[str, tuple[int, int]]:
+    """`burns`, as the primary writer keeps it (store/primary/kept.py): a row per chain."""
+    t = primary_burn_totals.c
+    stmt = select(t.blockchain_id, t.burned, t.l1_deposit).where(t.asset_id == asset_id)
+    return {str(c): (int(b), int(d)) for c, b, d in conn.execute(stmt)}
 
 
 def l1_balances_left(conn: Connection) -> int:

@@ -55,7 +55,7 @@ class Window(NamedTuple):
     desc: bool = True
 
 
-def _after(
+def after_key(
     cols: Sequence[ColumnElement[Any]],
     after: Position | Sequence[ColumnElement[Any]] | None,
     desc: bool,
@@ -66,7 +66,7 @@ def _after(
     return [key < tuple_(*after) if desc else key > tuple_(*after)]
 
 
-def _tops_of(
+def tops_of(
     branches: Sequence[Select[Any]],
     key: Sequence[ColumnElement[Any]],
     desc: bool,
@@ -80,7 +80,7 @@ def _tops_of(
     100,000 UTXOs.)"""
     if len(branches) == 1:
         return branches[0].subquery()
-    tops = [b.order_by(*_ordered(key, desc)).limit(limit).subquery() for b in branches]
+    tops = [b.order_by(*ordered(key, desc)).limit(limit).subquery() for b in branches]
     return union(*(select(*top.c) for top in tops)).subquery()
 
 
@@ -128,14 +128,14 @@ def list_txs(
     else:
         cols = [t.block_timestamp, t.block_number, t.tx_index]
         stmt = select(primary_txs).where(t.blockchain_id == chain)
-    conds = _after(cols, after, desc)
+    conds = after_key(cols, after, desc)
     if tx_types:
         conds.append(t.tx_type.in_(list(tx_types)))
     if start is not None:
         conds.append(t.block_timestamp >= start)
     if end is not None:
         conds.append(t.block_timestamp <= end)
-    return conn.execute(stmt.where(*conds).order_by(*_ordered(cols, desc)).limit(limit)).all()
+    return conn.execute(stmt.where(*conds).order_by(*ordered(cols, desc)).limit(limit)).all()
 
 
 @functools.lru_cache(maxsize=64)
@@ -166,13 +166,13 @@ def _address_txs_statement(
         if staked:
             b = b.join(primary_validations, primary_validations.c.tx_hash == a.tx_hash)
             b = b.where(staked_condition(bindparam("now")))
-        branches.append(b.where(*_after(link_key, after, desc)))
-    keys = _tops_of(branches, link_key, desc, bindparam("limit"))
+        branches.append(b.where(*after_key(link_key, after, desc)))
+    keys = tops_of(branches, link_key, desc, bindparam("limit"))
     cols = [keys.c.block_timestamp, keys.c.block_number, keys.c.tx_index]
     stmt = select(primary_txs).join(
         keys, and_(t.blockchain_id == bindparam("chain"), t.tx_hash == keys.c.tx_hash)
     )
-    return stmt.order_by(*_ordered(cols, desc)).limit(bindparam("limit"))
+    return stmt.order_by(*ordered(cols, desc)).limit(bindparam("limit"))
 
 
 def list_asset_txs(
@@ -188,7 +188,7 @@ def list_asset_txs(
     chain, _, after, limit, desc = window
     k, t = primary_asset_txs.c, primary_txs.c
     key = [k.block_timestamp, k.block_number, k.tx_index]
-    conds = [k.asset_id == asset_id, k.blockchain_id == chain, *_after(key, after, desc)]
+    conds = [k.asset_id == asset_id, k.blockchain_id == chain, *after_key(key, after, desc)]
     if tx_types:
         conds.append(t.tx_type.in_(list(tx_types)))
     if start is not None:
@@ -201,7 +201,7 @@ def list_asset_txs(
         .join(primary_txs, and_(t.blockchain_id == k.blockchain_id, t.tx_hash == k.tx_hash))
         .where(*conds)
     )
-    return conn.execute(stmt.order_by(*_ordered(key, desc)).limit(limit)).all()
+    return conn.execute(stmt.order_by(*ordered(key, desc)).limit(limit)).all()
 
 
 def asset(conn: Connection, asset_id: str) -> Any:
@@ -218,7 +218,7 @@ def tx_by_hash(conn: Connection, chain: str, tx_hash: str) -> Sequence[Any]:
     ).all()
 
 
-def _ordered(cols: Sequence[ColumnElement[Any]], desc: bool) -> list[ColumnElement[Any]]:
+def ordered(cols: Sequence[ColumnElement[Any]], desc: bool) -> list[ColumnElement[Any]]:
     return [c.desc() if desc else c.asc() for c in cols]
 
 
@@ -279,7 +279,7 @@ def _address_utxos_statement(
     else:
         key = [a.block_timestamp, a.utxo_id]
         after = (bindparam("p0"), bindparam("p1"))
-    conds += _after(key, after if paged else None, desc)
+    conds += after_key(key, after if paged else None, desc)
     if not include_spent:
         conds.append(u.consuming_tx_hash.is_(None))
     if at_least:
@@ -293,9 +293,9 @@ def _address_utxos_statement(
         .where(a.chain_id == bindparam("chain"), a.address == bindparam(f"a{i}"), *conds)
         for i in range(n)
     ]
-    keys = _tops_of(branches, key, desc, bindparam("limit"))
+    keys = tops_of(branches, key, desc, bindparam("limit"))
     stmt = select(primary_utxos).join(keys, u.utxo_id == keys.c.utxo_id)
-    return stmt.order_by(*_ordered(list(keys.c), desc)).limit(bindparam("limit"))
+    return stmt.order_by(*ordered(list(keys.c), desc)).limit(bindparam("limit"))
 
 
 def spend_credentials(

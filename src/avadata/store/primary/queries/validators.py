@@ -14,7 +14,10 @@ from sqlalchemy import Connection, Row, and_, func, not_, or_, select, tuple_
 from sqlalchemy.sql import ColumnElement, Select
 
 from avadata.records.primary import PRIMARY_SUBNET as PRIMARY
+from avadata.store.primary.snapshots import STAKERS
 from avadata.store.schema import (
+    primary_cursors,
+    primary_snapshot_counts,
     primary_staker_live,
     primary_supply,
     primary_txs,
@@ -33,6 +36,24 @@ def p_chain_now(conn: Connection) -> int | None:
     newest_period = conn.execute(select(func.max(v.block_timestamp))).scalar()
     known = [int(x) for x in (value, newest_period) if x is not None]
     return max(known) if known else None
+
+
+def p_chain_cursor(conn: Connection) -> int | None:
+    """The P-chain's cursor (its last indexed container): it moves in the transaction that
+    writes the validation periods, so a value computed from them is kept by it
+    (api/derived.py)."""
+    c = primary_cursors.c
+    stmt = select(c.container_index).where(c.blockchain_id == "P")
+    cursor = conn.execute(stmt).scalar_one_or_none()
+    return None if cursor is None else int(cursor)
+
+
+def stakers_snapshots(conn: Connection) -> int:
+    """How many snapshots of the node's current stakers were taken (their uptimes change
+    with each, not with the P-chain's blocks)."""
+    c = primary_snapshot_counts.c
+    stmt = select(c.taken).where(c.name == STAKERS)
+    return int(conn.execute(stmt).scalar_one_or_none() or 0)
 
 
 def _ended(now: Any) -> ColumnElement[bool]:
