@@ -190,9 +190,10 @@ def test_aggregate_not_built_yet_is_unavailable_not_wrong(engine: Engine) -> Non
 
 
 def test_through_the_indexers_sink_a_rollback_and_a_replay(engine: Engine) -> None:
-    """The indexer's sink keeps each address's last active bucket between batches
-    (store/batch_cache.py): through a rolled-back transaction and a replayed range, the distinct
-    counts still agree with the oracle."""
+    """The indexer's sink keeps each address's last active bucket between batches, and writes
+    its row at the commit (store/batch_cache.py): through a rolled-back transaction and a
+    replayed range, the distinct counts still agree with the oracle, and the rows with a
+    rebuild's."""
     hs = {c: history(c, seed=c, days=6, batch_blocks=4) for c in (11, 22)}
     for c in hs:
         mark_chain(engine, c, network="testnet")
@@ -242,3 +243,12 @@ def test_through_the_indexers_sink_a_rollback_and_a_replay(engine: Engine) -> No
                 want = oracle.series(facts, name, interval.value)
                 got = _api_series(engine, scope_key, name, interval)
                 assert got == want, (scope_key, name, interval)
+
+    # The last-seen rows the sink held back to its commits (batch_cache.Carried.defer) are the
+    # ones a rebuild writes batch by batch, at once.
+    from avadata.store.metrics.rebuild import rebuild
+
+    held = _snapshot(engine)["metric_last_seen"]
+    assert held
+    rebuild(engine)
+    assert _snapshot(engine)["metric_last_seen"] == held

@@ -1,8 +1,10 @@
-"""The fetch process's modules stay clear of SQLAlchemy (and the store's engine code).
+"""The fetch process's modules stay clear of SQLAlchemy (and the store's engine code) and of
+eth-abi (with its eth-utils and pydantic).
 
-Why a test: the process is on the way to the indexer's first batch, and SQLAlchemy alone is
-~0.2 s of its start (docs/benchmarks.md); one import of a store module through the package, or
-of a schema table for its name, brings it back without failing anything else.
+Why a test: the process is on the way to the indexer's first batch, and SQLAlchemy alone is a
+good part of its start (docs/benchmarks.md); one import of a store module through the package,
+or of a schema table for its name, brings it back without failing anything else. eth-abi cost
+as much again, for two ABI layouts decode/abi.py reads by hand.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ import avadata.indexer.fetch.child
 from avadata.indexer.fetch.guess import resume_block
 print(resume_block(sys.argv[1], 43113))
 import avadata.indexer.fetch.produce
+avadata.indexer.fetch.produce.preload()
 config = pickle.loads(sys.stdin.buffer.read())
-print(" ".join(sorted(m for m in sys.modules if m.split(".")[0] == "sqlalchemy")))
+heavy = ("sqlalchemy", "eth_abi", "pydantic")
+print(" ".join(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
 """
 
 
@@ -44,7 +48,7 @@ def _run(db_url: str) -> list[str]:
     return out.stdout.decode().splitlines()
 
 
-def test_the_fetch_process_imports_no_sqlalchemy(tmp_path: Path) -> None:
+def test_the_fetch_process_imports_no_sqlalchemy_nor_eth_abi(tmp_path: Path) -> None:
     lines = _run(f"sqlite:///{tmp_path / 'none.db'}")
     assert lines[0] == "0"
     assert lines[1:] in ([], [""])

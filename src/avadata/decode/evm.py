@@ -34,12 +34,20 @@ from avadata.records import (
 )
 
 
-def _effective_gas_price(tx: dict[str, Any], receipt: dict[str, Any], base_fee: int | None) -> int:
-    if receipt.get("effectiveGasPrice") is not None:
-        return quantity(receipt["effectiveGasPrice"])
-    if tx.get("maxFeePerGas") is not None and base_fee is not None:
-        tip = quantity(tx.get("maxPriorityFeePerGas"))
-        return min(quantity(tx["maxFeePerGas"]), base_fee + tip)
+def _effective_gas_price(
+    tx: dict[str, Any],
+    receipt: dict[str, Any],
+    base_fee: int | None,
+    max_fee: int | None,
+    max_tip: int | None,
+) -> int:
+    """The receipt's price; else, for a fee-capped transaction (`max_fee`, `max_tip`: its caps
+    as decode reads them anyway), what the base fee and caps make it; else its gasPrice."""
+    price = receipt.get("effectiveGasPrice")
+    if price is not None:
+        return quantity(price)
+    if max_fee is not None and base_fee is not None:
+        return min(max_fee, base_fee + (max_tip or 0))
     return quantity(tx.get("gasPrice"))
 
 
@@ -51,7 +59,7 @@ def _logs(
 ) -> list[Log]:
     """A receipt's logs, placed by the block and transaction they came with (the same a log
     names itself, read once per transaction instead of once per log). Built in Log's field
-    order without its keyword-binding constructor: 55,000 of them on the bench chain."""
+    order without its keyword-binding constructor: one per log of the chain."""
     return [
         _new(
             Log,
@@ -75,7 +83,7 @@ def _trace_calls(
 ) -> list[list[InternalCall]]:
     """Each transaction's frames, but none for a bare transfer whose trace is its one frame:
     that frame repeats the transaction (from, to, value; no code ran, no call, no error) and
-    nothing reads it; 45,000 of the bench chain's 128,000 frames (docs/store.md)."""
+    nothing reads it; a third of the bench chain's frames (docs/store.md)."""
     style = raw.trace_style
     out: list[list[InternalCall]] = []
     if style is TraceStyle.GETH:
@@ -115,7 +123,9 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
     for tx, rc in zip(txs, receipts, strict=True):
         tx_index = quantity(tx["transactionIndex"])
         to = address(tx.get("to"))
-        price = _effective_gas_price(tx, rc, base_fee)
+        max_fee = optional_quantity(tx.get("maxFeePerGas"))
+        max_tip = optional_quantity(tx.get("maxPriorityFeePerGas"))
+        price = _effective_gas_price(tx, rc, base_fee, max_fee, max_tip)
         gas_used = quantity(rc.get("gasUsed"))
         success = quantity(rc.get("status"), 1) == 1
         bare.append(success and gas_used == PLAIN_GAS and plain_transfer(tx))
@@ -125,7 +135,7 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
         tx_hash = str(tx["hash"]).lower()
         sender = str(tx["from"]).lower()
         # In Transaction's field order, without its keyword-binding constructor (one per
-        # transaction: 103,000 on the bench chain).
+        # transaction).
         append_tx(
             _new(
                 Transaction,
@@ -150,15 +160,15 @@ def decode_block(chain_id: int, raw: RawBlock, batch: EvmBatch) -> None:
                     method_name,
                     address(rc.get("contractAddress")),
                     data,
-                    optional_quantity(tx.get("maxFeePerGas")),
-                    optional_quantity(tx.get("maxPriorityFeePerGas")),
+                    max_fee,
+                    max_tip,
                 ),
             )
         )
         logs = rc.get("logs")
         if logs:
             batch.logs.extend(_logs(chain_id, number, logs, tx_index, tx_hash))
-        ctxs.append(TxContext(chain_id, number, block_hash, ts, tx_index, tx_hash, sender))
+        ctxs.append(_new(TxContext, (chain_id, number, block_hash, ts, tx_index, tx_hash, sender)))
     batch.blocks.append(
         Block(
             chain_id=chain_id,

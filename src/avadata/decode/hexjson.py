@@ -4,12 +4,16 @@ from __future__ import annotations
 
 
 def quantity(value: str | int | None, default: int = 0) -> int:
-    """A JSON-RPC QUANTITY ("0x1a") as int; None gives `default`."""
-    if value is None:
-        return default
-    if isinstance(value, int):
-        return value
-    return int(value, 16)
+    """A JSON-RPC QUANTITY ("0x1a") as int; None gives `default`, an int is itself. The text
+    first: nearly every value decode reads is one (a node's whole block passes here)."""
+    try:
+        return int(value, 16)  # type: ignore[arg-type]
+    except TypeError:
+        if value is None:
+            return default
+        if isinstance(value, int):
+            return value
+        raise
 
 
 def optional_quantity(value: str | int | None) -> int | None:

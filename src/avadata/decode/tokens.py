@@ -5,7 +5,7 @@ A failed call, or bytes that are neither form, gives None: nothing is invented.
 
 from __future__ import annotations
 
-from avadata.decode.abi import abi_decode
+from avadata.decode.abi import string
 from avadata.records import TokenInfo, TokenStandard
 
 
@@ -25,9 +25,8 @@ def text(result: str | None) -> str | None:
         return None
     if len(raw) >= 64:
         try:
-            (value,) = abi_decode(["string"], raw)
-            return str(value)
-        except Exception:  # not ABI string: try the bytes32 form below
+            return string(raw)
+        except ValueError:  # not ABI string: try the bytes32 form below
             pass
     if len(raw) == 32:
         stripped = raw.rstrip(b"\x00")

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from eth_hash.auto import keccak
 
-from avadata.decode.abi import abi_decode
+from avadata.decode.abi import uint256_arrays
 from avadata.records import DecodeStats, Log, TokenStandard, TokenTransfer
 
 TRANSFER = "0x" + keccak(b"Transfer(address,address,uint256)").hex()
@@ -61,8 +61,8 @@ def transfers_from_log(log: Log, block_hash: str, block_timestamp: int) -> list[
         batch_index: int = 0,
         operator: str | None = None,
     ) -> TokenTransfer:
-        # In TokenTransfer's field order, without its keyword-binding constructor (57,000
-        # transfers on the bench chain).
+        # In TokenTransfer's field order, without its keyword-binding constructor (one per
+        # transfer).
         return _new(
             TokenTransfer,
             (
@@ -110,13 +110,13 @@ def transfers_from_log(log: Log, block_hash: str, block_timestamp: int) -> list[
         token_id, value = int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")
         return [make(TokenStandard.ERC1155, frm, to, token_id, value, operator=op)]
     try:
-        ids, values = abi_decode(["uint256[]", "uint256[]"], raw, strict=False)
-    except Exception as exc:  # eth-abi raises several unrelated types on bad input
+        ids, values = uint256_arrays(raw, 2)
+    except ValueError as exc:
         raise _Malformed("TransferBatch data") from exc
     if len(ids) != len(values):
         raise _Malformed("TransferBatch lengths")
     return [
-        make(TokenStandard.ERC1155, frm, to, int(i), int(v), batch_index=n, operator=op)
+        make(TokenStandard.ERC1155, frm, to, i, v, batch_index=n, operator=op)
         for n, (i, v) in enumerate(zip(ids, values, strict=True))
     ]
 

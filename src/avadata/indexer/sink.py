@@ -137,7 +137,12 @@ class StoreSink:
             return
         try:
             if commit:
-                conn.commit()
+                try:
+                    self._carried.write_deferred()  # the rows it held back for the commit
+                    conn.commit()
+                except BaseException:
+                    self._carried.clear()  # what it held may not be stored
+                    raise
                 self.commits += 1
             else:
                 self._carried.clear()  # what it held may be what was just rolled back

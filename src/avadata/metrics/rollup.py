@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import attrgetter
 from typing import Protocol
 
 from avadata.metrics.buckets import ALL_INTERVALS, HOUR, Interval, start
@@ -52,9 +54,8 @@ class BlockStats:
 
 # Each address's distinct bucket starts in a batch, ascending. Grouped here, where the batch
 # is decoded (the fetch process), rather than as (bucket, address) pairs: the writer counts
-# per address (store/metrics/last_seen.py), and its grouping of ~250,000 pairs per bench
-# backfill (~0.1 CPU-s) and their crossing as tuples (~0.06 more) were on its side
-# (docs/benchmarks.md).
+# per address (store/metrics/last_seen.py), and the grouping and the pairs' crossing as tuples
+# were on its side (docs/benchmarks.md).
 Buckets = dict[str, list[int]]
 
 
@@ -224,25 +225,53 @@ def changes_of(
 def _participants(
     out: RollupChanges, txs: Iterable[TxLike], transfers: Iterable[TransferLike]
 ) -> None:
-    # Written out for speed (~160,000 records per bench backfill, in the fetch process): the
-    # hour inline (buckets.start's HOUR case), each address's hours in a set of its own.
-    active: dict[str, set[int]] = {}
-    senders: dict[str, set[int]] = {}
-    for t in txs:
-        ts = t.block_timestamp
+    # Each hour's addresses first, then each address's hours (`_by_address`): records come in
+    # runs of one block (one timestamp), whose addresses go into the hour's sets by `map`
+    # rather than one Python step per record and address (every transaction and transfer of
+    # a backfill passes here, in the fetch process).
+    active: dict[int, set[str]] = {}
+    senders: dict[int, set[str]] = {}
+    for ts, run in groupby(txs, _TIMESTAMP):
         hour = ts - ts % HOUR
-        _note(active, t.from_address, hour)
-        _note(senders, t.from_address, hour)
-        if t.to_address is not None:
-            _note(active, t.to_address, hour)
-    for tr in transfers:
-        ts = tr.block_timestamp
+        same = list(run)
+        froms = set(map(_FROM, same))
+        tos = set(map(_TO, same))
+        tos.discard(None)  # a creation has no `to`
+        _hour_set(active, hour).update(froms, tos)
+        _hour_set(senders, hour).update(froms)
+    for ts, moves in groupby(transfers, _TIMESTAMP):
         hour = ts - ts % HOUR
-        _note(active, tr.from_address, hour)
-        _note(active, tr.to_address, hour)
-        _note(senders, tr.from_address, hour)
-    out.active = _ascending(active)
-    out.senders = _ascending(senders)
+        moved = list(moves)
+        froms = set(map(_FROM, moved))
+        _hour_set(active, hour).update(froms, map(_TO, moved))
+        _hour_set(senders, hour).update(froms)
+    out.active = _by_address(active)
+    out.senders = _by_address(senders)
+
+
+_TIMESTAMP = attrgetter("block_timestamp")
+_FROM = attrgetter("from_address")
+_TO = attrgetter("to_address")
+
+
+def _hour_set(by_hour: dict[int, set[str]], hour: int) -> set[str]:
+    got = by_hour.get(hour)
+    if got is None:
+        got = by_hour[hour] = set()
+    return got
+
+
+def _by_address(by_bucket: dict[int, set[str]]) -> Buckets:
+    """{bucket: addresses} as each address's buckets, ascending."""
+    out: Buckets = {}
+    for bucket in sorted(by_bucket):
+        for a in by_bucket[bucket]:
+            got = out.get(a)
+            if got is None:
+                out[a] = [bucket]
+            else:
+                got.append(bucket)
+    return out
 
 
 def _note(buckets: dict[str, set[int]], address: str, bucket: int) -> None:

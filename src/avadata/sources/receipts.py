@@ -3,8 +3,9 @@
 Sources stage, pure (no I/O): decides what to ask the node, touches nothing it answers; reads
 traces with decode's own helpers (`decode/traces.py`), so both stages see the same frames.
 
-Why: receipts are most of a node's work in a pull (anvil spends ~70 us on each, 5x a full
-transaction and 12x its trace) and half the bytes. Of what decode reads from a receipt, the
+Why: receipts are most of a node's work in a pull (anvil spends several times as long on one
+as on a full transaction, and more again than on its trace: docs/benchmarks.md) and half the
+bytes. Of what decode reads from a receipt, the
 status is in the trace (a root frame with an error failed), the created contract too (the
 root frame of a creation), the logs come from one `eth_getLogs` per run of blocks, and the
 gas used is what the header checks:
@@ -16,11 +17,10 @@ gas used is what the header checks:
   both ways: chains before Prague do not have it). Each guess is at least the truth, so guesses
   that add up to the header's gasUsed are all exact. When they add up to more, some
   transaction earned a refund (a storage slot cleared) and `GasSearch` finds which with a few
-  receipts, each telling the cumulative gas around its transaction (on the bench chain 6,009
-  receipts instead of the 43,923 contract calls' in the 1,511 blocks with refunds: anvil's
-  CPU -2.2 s). The logs must then make the header's logsBloom (a node with its log index
-  pruned answers none), else the block's receipts are fetched. Of the bench chain's 2,050
-  blocks 539 add up with parity traces alone.
+  receipts, each telling the cumulative gas around its transaction (a fraction of the contract
+  calls' receipts: docs/indexer.md). The logs must then make the header's logsBloom (a node
+  with its log index pruned answers none), else the block's receipts are fetched. On anvil's
+  parity traces about a quarter of the bench chain's blocks add up with the traces alone.
 - One transaction (`implied_positions`), in the blocks that do not add up: a *plain* transfer
   (empty calldata, no access list, to an address that ran no code) has a receipt fixed by the
   protocol: status 1, gas used 21,000, no logs, no contract. Whether code ran is in the trace:
@@ -118,7 +118,7 @@ def _receipt(
 ) -> dict[str, Any]:
     """A receipt in the node's JSON shape (the fields decode reads; the effective gas price is
     left to decode, which derives it from the transaction and base fee). Positional: one per
-    implied receipt, 100,000 on the bench chain."""
+    implied receipt, nearly every transaction of a backfill."""
     return {
         "transactionHash": tx.get("hash"),
         "transactionIndex": tx.get("transactionIndex"),
@@ -264,10 +264,10 @@ class RefundOdds:
     Why: a refund clears a storage slot, which some methods do far more often than others: on
     the bench chain NFT transfers that empty a holder's balance earn nearly all of them, plain
     ERC-20 transfers almost none. Asked about first, the likely one is often the whole refund
-    of its stretch, and its receipt settles both sides at once: 8,795 receipts for the 1,511
-    blocks with refunds become 6,009 (anvil spends ~90 us on each). A method never seen
-    counts as unlikely; with nothing learnt yet the search halves, as it did before. The odds
-    only choose which receipt to ask: the gas still comes from the receipts and the header."""
+    of its stretch, and its receipt settles both sides at once: about a third fewer receipts
+    than halving asks (docs/indexer.md). A method never seen counts as unlikely; with nothing
+    learnt yet the search halves, as it did before. The odds only choose which receipt to ask:
+    the gas still comes from the receipts and the header."""
 
     def __init__(self) -> None:
         self._counts: dict[str, tuple[int, int]] = {}  # selector -> (calls seen, refunded)
@@ -293,14 +293,13 @@ class GasSearch:
     gas after it, so the cumulative gas before it too. Between two positions whose cumulative
     gas is known, bounds that add up to the difference are all exact (none can be below the
     truth); bounds over it hold a refund, and halving the transactions that ran code in that
-    stretch (a plain transfer's bound is exact) finds the refunded ones: on the bench chain
-    8,795 receipts for the 1,511 blocks with refunds, where asking every contract call's took
-    43,923, in at most five rounds. A stretch with one such transaction left gives it the
-    difference.
+    stretch (a plain transfer's bound is exact) finds the refunded ones with a fraction of the
+    receipts that asking every contract call's takes, in a few rounds (docs/indexer.md). A
+    stretch with one such transaction left gives it the difference.
 
     With `odds` (RefundOdds), a stretch's likeliest suspect is asked first when it is at least
     as likely as the stretch's share (1 / suspects), instead of the middle one; the odds learn
-    from each search that ends. On the bench chain: 6,009 receipts, in up to eight rounds.
+    from each search that ends (fewer receipts, in a few more rounds).
 
     `next_probes()` settles what the known points allow and names the positions to ask next,
     `learn()` takes each answer, `result()` gives the block's gas (None when the node's answers
@@ -463,7 +462,7 @@ def logs_bloom(logs: Sequence[dict[str, Any]]) -> int:
 
 
 # Bits per address or topic, remembered: the same few tokens, event signatures and holders
-# recur in every block, and a keccak costs ~30 times a lookup.
+# recur in every block, and a keccak costs far more than a lookup.
 _BITS: dict[Any, int] = {}
 _BITS_KEPT = 200_000
 

@@ -9,8 +9,9 @@ The divergences, all of them:
 - how a transaction begins on SQLite (BEGIN IMMEDIATE for the writer);
 - INSERT ... ON CONFLICT (both engines spell it alike, but SQLAlchemy builds it per dialect);
 - the bulk path for a batch's rows: executemany on SQLite; on PostgreSQL, COPY into a temp
-  table then one INSERT ... SELECT ... ON CONFLICT DO NOTHING (3x faster than arrays per
-  row), or for a few rows one INSERT ... SELECT FROM unnest(arrays) (one round trip);
+  table then one INSERT ... SELECT ... ON CONFLICT DO NOTHING (faster per row than arrays,
+  docs/store.md), or for a few rows one INSERT ... SELECT FROM unnest(arrays) (one round
+  trip);
 - "the latest row before block B for each of these keys" (balance histories): a LATERAL join
   over unnest() on PostgreSQL, a correlated LIMIT 1 subquery over a VALUES list on SQLite,
   both one index seek per key;
@@ -48,10 +49,9 @@ _SQLITE_WRITER_PRAGMAS: tuple[tuple[str, str], ...] = (
     ("busy_timeout", "10000"),
     # 16 KiB pages for a new file (an existing one keeps its size; only here, before WAL mode,
     # can a new file still take it). A commit writes each page it dirtied to the WAL, and a
-    # chunk's rows dirty pages all over the hash and address indexes: with 4 KiB pages commits
-    # took 2.1 of the writer's ~7 CPU-s in a 2,050-block backfill, with 16 KiB 1.3, and the
-    # inserts got cheaper too (docs/benchmarks.md). 32 and 64 KiB cut commits further but make
-    # every point read of the API copy that much more.
+    # chunk's rows dirty pages all over the hash and address indexes: larger pages make fewer
+    # of them to write, and the inserts got cheaper too (docs/benchmarks.md). Larger still cut
+    # commits further but make every point read of the API copy that much more.
     ("page_size", "16384"),
     # Readers never block the writer and the writer never blocks readers (one indexer, many API
     # processes). Persistent in the file; set by the writer since a read-only handle cannot.
@@ -60,16 +60,15 @@ _SQLITE_WRITER_PRAGMAS: tuple[tuple[str, str], ...] = (
     # cut may drop the last commits, which the indexer re-fetches from its cursor.
     ("synchronous", "NORMAL"),
     # The WAL file otherwise keeps the size of the largest transaction until the last
-    # connection closes, which a follower never does; the indexer's transactions span up to 16
-    # batches (indexer/sink.py), ~100-200 MB on 50-tx blocks. Trimmed to 64 MiB after each
-    # checkpoint that empties it.
+    # connection closes, which a follower never does; the indexer's transactions span several
+    # batches (indexer/sink.py). Trimmed to 64 MiB after each checkpoint that empties it.
     ("journal_size_limit", str(64 * 1024 * 1024)),
     # SQLite ignores declared foreign keys unless each connection asks for them.
     ("foreign_keys", "ON"),
     # A 128 MiB page cache: bulk inserts touch many index pages per transaction, and the
-    # indexer's transactions span several batches (indexer/sink.py). Against 64 MiB, the bench
-    # backfill read 460 instead of 690 MB back from the file and the writer spent ~0.25 CPU-s
-    # less; the cache is capped, so the writer's peak stays flat in the chain's length.
+    # indexer's transactions span several batches (indexer/sink.py); a smaller cache read
+    # pages back from the file that the writer had just written (docs/benchmarks.md). The
+    # cache is capped, so the writer's peak stays flat in the chain's length.
     ("cache_size", "-131072"),
 )
 
@@ -268,9 +267,9 @@ def install_hooks(engine: Engine, *, read_only: bool) -> None:
             conn.exec_driver_sql(begin)
 
 
-# Prepared reads. SQLAlchemy's execute() of a built statement costs about 0.1 ms over what
-# SQLite takes to answer a keyset page (cache-key traversal, parameter processing, result
-# metadata, Row objects). A read statement is compiled once to its SQL text and, per
+# Prepared reads. SQLAlchemy's execute() of a built statement costs more than SQLite takes to
+# answer a keyset page (cache-key traversal, parameter processing, result metadata, Row
+# objects; docs/api.md). A read statement is compiled once to its SQL text and, per
 # parameter, the bound value's source and the column type's encoder; then each execution goes
 # straight to the driver's cursor and only the columns whose types decode (U256, Boolean, ...)
 # are touched. On PostgreSQL the decoders depend on the result's type OIDs, so they are made

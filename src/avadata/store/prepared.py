@@ -92,7 +92,7 @@ class PreparedBatch:
                     logi,
                     bi,
                     token,
-                    TokenStandard(std),
+                    _STANDARDS[std],
                     frm,
                     to,
                     tid,
@@ -101,6 +101,11 @@ class PreparedBatch:
                 )
             )
         return out
+
+
+# A row's standard (its value) as the enum, by lookup: the enum's own constructor is a Python
+# call per transfer.
+_STANDARDS = {s.value: s for s in TokenStandard}
 
 
 def _unmarshal(plain: bytes, tokens: list[TokenInfo], applier_inputs: list[Any]) -> PreparedBatch:

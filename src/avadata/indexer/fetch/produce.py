@@ -24,11 +24,9 @@ if TYPE_CHECKING:
 
 
 def preload() -> None:
-    """Load what decoding loads on first use (eth-abi, the method signature table)."""
-    from avadata.decode.abi import preload as preload_abi
+    """Load what decoding loads on first use (the method signature table)."""
     from avadata.decode.methods import signature_table
 
-    preload_abi()
     signature_table()
 
 
@@ -76,8 +74,8 @@ async def produce(
 
     The chunks in flight fetch at once but decode one after another, in order: given turns
     every few blocks, a later chunk whose blocks had arrived decoded alongside the first one,
-    and the writer, waiting on the first, sat idle meanwhile (a fifth of the bench backfill had
-    the fetch process alone on the CPU, docs/benchmarks.md)."""
+    and the writer, waiting on the first, sat idle meanwhile (the fetch process ran alone on
+    the CPU for much of the bench backfill, docs/benchmarks.md)."""
     work = _inline if inline else asyncio.to_thread
     asked = AskedAtHead()
 

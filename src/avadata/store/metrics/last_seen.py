@@ -128,9 +128,22 @@ class LastSeen:
                 deltas[(scope, kind, code, bucket)] += n
         for day, n in firsts.items():
             deltas[(scope, first_kind, Interval.DAY.code, day)] += n
-        upsert_max(
-            self.conn, metric_last_seen.name, ("scope", "kind", "address"), "last_bucket", rows
-        )
-        if self.carried is not None:
-            self.carried.done(self.chain_id, self._name(kind))
+        if self.carried is None:
+            _write(self.conn, rows)
+        else:
+            # Held back to the commit (batch_cache.Carried.defer): in a backfill most addresses
+            # move on in every batch, and one row each per transaction is enough.
+            conn, name = self.conn, self._name(kind)
+            self.carried.defer(
+                self.chain_id,
+                name,
+                (r[2] for r in rows),
+                lambda items: _write(conn, [(scope, kind, a, last) for a, last in items]),
+            )
+            self.carried.done(self.chain_id, name)
         return new
+
+
+def _write(conn: Connection, rows: list[tuple[str, str, str, int]]) -> None:
+    """Each (scope, kind, address)'s last bucket, where it is later than the stored one."""
+    upsert_max(conn, metric_last_seen.name, ("scope", "kind", "address"), "last_bucket", rows)
