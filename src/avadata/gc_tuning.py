@@ -4,12 +4,10 @@
 allocate millions of small containers (the node's parsed JSON, records, rows) and keep a few
 chunks of them alive at once. None of them form cycles, but CPython's collector, left at its
 defaults, starts a young-generation pass every 700 net allocations and a full pass whenever
-the heap grew by a quarter, and each pass walks every live chunk again. In a fetch process
-that cost 3.7-4.6 CPU-s of a 2,050-block backfill (about 4,000 passes, timed with
-`gc.callbacks`), and JSON parsing, its main trigger, looked three times slower than in
-isolation; the writer spent ~0.4 s. With the settings below both processes together spend
-under 0.2 s in the collector, start-up included, and the backfill takes ~3 s less
-(docs/benchmarks.md).
+the heap grew by a quarter, and each pass walks every live chunk again: thousands of passes
+in a backfill, a large share of a fetch process's CPU (timed with `gc.callbacks`), with JSON
+parsing, its main trigger, looking several times slower than in isolation. With the settings
+below the collector's share is small, start-up included (the figures: docs/benchmarks.md).
 
 The collector stays on, for the cycles asyncio and exceptions do make: a pipeline at steady
 state frees about as much as it allocates, so real garbage still reaches the threshold, and a

@@ -26,9 +26,8 @@ class StoreSink:
 
     Why: each commit writes every page its rows dirtied, and a batch dirties pages all over
     the hash and address indexes, so a commit per 50-block batch rewrote the same index pages
-    41 times in the bench backfill: 3.1 GB written for a 246 MB file, commits 1.9 of the
-    writer's 7.2 CPU-s. At most 16 batches or 2 s per commit (5 commits there): 0.87 GB,
-    0.45 CPU-s, the writer 5.6 CPU-s in all (docs/benchmarks.md).
+    again and again, writing many times the file's size; a few commits per backfill write
+    each page a few times (the figures: docs/benchmarks.md, stop 16).
     Nothing is held in memory for it (the database's own page cache spills to its log), and a
     crash still loses whole batches only, cursor included: the indexer re-fetches them.
 

@@ -4,11 +4,11 @@ Sources stage: this module only fetches; nothing is parsed beyond JSON.
 
 HTTP is aiohttp's: its C parser reads a multi-megabyte batch answer in a few large pieces,
 where httpx (still used for the short requests elsewhere) went through its Python layers for
-every 64 KB: reading the bench chain's 309 MB of answers (103,088 transactions) took httpx 1.5
-CPU-seconds and aiohttp 0.6 (docs/benchmarks.md). It is imported on a client's first request,
+every 64 KB, at more than twice aiohttp's CPU for the bench chain's answers (docs/benchmarks.md).
+It is imported on a client's first request,
 not with this module: `avadata index` makes a client per node but, with a fetch process that
 already asked the node what it needs (indexer/fetch/guess.py), may never send a request itself,
-and aiohttp is ~0.12 s of its start.
+and aiohttp is a noticeable part of its start.
 
 Retried (with exponential backoff and jitter, up to `max_attempts`): connection errors, timeouts,
 HTTP 408, 425, 429 and 5xx (a `Retry-After` header is honoured), and bodies that are not whole

@@ -3,7 +3,7 @@
 Stage: store. Writers call `migrate(engine)` at start; it is idempotent and safe to run from
 several processes at once (a lock serialises them, see `dialect.migration_lock`).
 
-Two cases skip Alembic, whose import and history walk cost ~0.3 CPU-s of every writer's start
+Two cases skip Alembic, whose import and history walk are a large part of a writer's start
 (docs/store.md): a store already at `HEAD` (read from the version table with one query), and
 an empty database, which gets schema.py's tables and the head's stamp in one transaction, as
 Alembic's documentation advises for a new database. A test keeps that equal, table by table

@@ -72,7 +72,7 @@ def yield_cpu() -> None:
     Why: when cores are scarce the fetch processes are the pipeline's critical path (fetching,
     decoding and preparing a chunk cost a little more than writing it), and the writer has
     slack: the bounded queue between them holds chunks ahead, and the writer waited on its
-    fetch process ~2 s of the bench backfill's 8, while at other moments the writer, its fetch
+    fetch process for part of the bench backfill, while at other moments the writer, its fetch
     process and the node all wanted the 2 cores, shared evenly. Lower, the writer gets what
     the other two leave, and the backfill is shorter (docs/benchmarks.md, stop 18). With cores
     to spare nothing waits and nothing changes."""
