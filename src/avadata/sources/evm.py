@@ -59,8 +59,9 @@ def _unsupported(result: RpcResult) -> bool:
 
 
 # Blocks (and their traces) asked per JSON-RPC batch: a whole 50-block chunk in one, since each
-# request costs the fetch process its HTTP turn (docs/benchmarks.md). A node that caps a batch's answer (25 MB by default in geth
-# and avalanchego) answers the rest when asked again (jsonrpc.JsonRpcClient._answer_rest).
+# request costs the fetch process its HTTP turn (docs/benchmarks.md). A node that caps a batch's
+# answer (25 MB by default in geth and avalanchego) answers the rest when asked again
+# (jsonrpc.JsonRpcClient._answer_rest).
 BLOCKS_PER_BATCH = 50
 
 

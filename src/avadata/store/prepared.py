@@ -59,8 +59,9 @@ class PreparedBatch:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its plain part in marshal's format: the rows are tuples of ints, str,
-        bool and None, which marshal writes and reads faster than pickle (docs/benchmarks.md). The two processes run the same
-        interpreter, and the bytes come from the indexer's own fetch process."""
+        bool and None, which marshal writes and reads faster than pickle (docs/benchmarks.md).
+        The two processes run the same interpreter, and the bytes come from the indexer's own
+        fetch process."""
         plain = (
             self.chain_id,
             self.first_block,
