@@ -40,16 +40,17 @@ OTHER_CHAIN = 7
 
 @pytest.fixture(scope="session")
 def pg_store() -> Iterator[str]:
-    """The same synthetic chain in a throwaway PostgreSQL: its URL."""
+    """The same synthetic chain in a database of the throwaway PostgreSQL: its URL."""
     from avadata.store import partitions
     from avadata.store.engine import make_engine
     from avadata.store.migrate import migrate
     from avadata.store.writer import mark_chain, write_evm_batch
     from tests.api.synthetic import BLOCKCHAIN_ID, CHAIN_ID, build
 
-    cluster = pgc.PgCluster().start()
+    cluster = pgc.shared()
+    name = cluster.create_database()
     try:
-        url = cluster.url(cluster.create_database("avadata_api"))
+        url = cluster.url(name)
         engine = make_engine(url)
         migrate(engine)
         with engine.begin() as conn:
@@ -64,4 +65,4 @@ def pg_store() -> Iterator[str]:
         engine.dispose()
         yield url
     finally:
-        cluster.stop()
+        cluster.drop_database(name)

@@ -23,8 +23,10 @@ from tests.dashboard.test_browser import settled
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 LOADS = 10
-REPEATS = 200
 STRICT = os.environ.get("AVADATA_STRICT_SPEED") == "1"
+# A p99 needs hundreds of samples; the suite's loose bound is on each call's median, which
+# forty samples hold steady.
+REPEATS = 200 if STRICT else 40
 READY_MS = 1000 if STRICT else 5000
 
 

@@ -1,6 +1,7 @@
 """The store's conformance fixtures: every test taking `engine` runs on SQLite and PostgreSQL.
 
-- `pg_cluster` (session): a throwaway PostgreSQL 15 cluster (tests/support/pg_cluster.py);
+- `pg_cluster` (session): the throwaway PostgreSQL 15 cluster (tests/support/pg_cluster.py's
+  `shared()`);
 - `db_url` (function, parametrized [sqlite, postgres]): a fresh, migrated, empty database;
   Postgres clones a template migrated once per session (CREATE DATABASE ... TEMPLATE), SQLite
   copies a migrated file, so each test starts clean in milliseconds;
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,26 +30,29 @@ ENGINES = [
 
 
 @pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[pgc.PgCluster]:
+def pg_cluster() -> pgc.PgCluster:
     # CI and `make test` have the binaries; their absence is a setup failure, not a skip.
     assert pgc.available(), "PostgreSQL 15 binaries (initdb, pg_ctl) not found"
-    cluster = pgc.PgCluster().start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+    # Modules elsewhere re-export these fixtures, each copy a fixture of its own: they all get
+    # the one cluster (stopped at exit) and its one template.
+    return pgc.shared()
 
 
-@pytest.fixture(scope="session")
-def pg_template(pg_cluster: pgc.PgCluster) -> str:
-    """A database migrated to head, cloned by each Postgres test."""
-    name = pg_cluster.create_database("avadata_template")
-    eng = make_engine(pg_cluster.url(name))
+@functools.cache
+def _migrated_template(cluster: pgc.PgCluster) -> str:
+    name = cluster.create_database("avadata_template")
+    eng = make_engine(cluster.url(name))
     try:
         migrate(eng)
     finally:
         eng.dispose()
     return name
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_cluster: pgc.PgCluster) -> str:
+    """A database migrated to head, cloned by each Postgres test."""
+    return _migrated_template(pg_cluster)
 
 
 @pytest.fixture(scope="session")

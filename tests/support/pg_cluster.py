@@ -5,7 +5,9 @@ loopback port with its unix socket inside that directory, and `stop()` removes e
 PostgreSQL refuses to run as root: when the tests run as root, the server runs as an
 unprivileged system user (`avadata-pg`, created if absent) through `runuser`.
 
-Use the session fixture `pg_cluster` (tests/store/conftest.py) rather than this class directly.
+Use the session fixture `pg_cluster` (tests/store/conftest.py) rather than this class directly:
+it is `shared()`, the process's one cluster, whichever conftest or module names the fixture.
+initdb runs once per process: each later cluster starts on a copy of that data directory.
 """
 
 from __future__ import annotations
@@ -58,6 +60,40 @@ def _ensure_os_user() -> str:
     return PG_USER
 
 
+_template: Path | None = None
+_shared: PgCluster | None = None
+
+
+def _initdb_once(cluster: PgCluster) -> Path:
+    """A data directory initdb made for this process (the cluster's superuser, trust, UTF8, C),
+    made on first use: initdb is most of a cluster's start, a copy of its output a fraction."""
+    global _template
+    if _template is not None and _template.is_dir():
+        return _template
+    initdb = find_pg_bin("initdb")
+    assert initdb, "PostgreSQL 15 binaries not found"
+    root = Path(tempfile.mkdtemp(prefix="avadata-pg-initdb-"))
+    atexit.register(shutil.rmtree, root, True)
+    if cluster.run_as is not None:
+        pw = pwd.getpwnam(cluster.run_as)
+        os.chown(root, pw.pw_uid, pw.pw_gid)
+    args = [initdb, "-D", str(root / "data"), "-U", cluster.user, "--auth=trust"]
+    # --no-sync: a throwaway cluster needs no durability.
+    args += ["--encoding=UTF8", "--locale=C", "--no-sync"]
+    subprocess.run(cluster._cmd(args), check=True, capture_output=True)
+    _template = root / "data"
+    return _template
+
+
+def shared() -> PgCluster:
+    """The process's one cluster, started on first use and stopped at exit, for every test that
+    needs only databases of its own (`create_database`), not a server of its own."""
+    global _shared
+    if _shared is None or not _shared._started:
+        _shared = PgCluster().start()
+    return _shared
+
+
 class PgCluster:
     """One running cluster; `url(dbname)` gives a postgresql:// URL over TCP on 127.0.0.1."""
 
@@ -83,26 +119,11 @@ class PgCluster:
                 pw = pwd.getpwnam(self.run_as)
                 for p in (self.root, self.sock):
                     os.chown(p, pw.pw_uid, pw.pw_gid)
-            initdb = find_pg_bin("initdb")
             pg_ctl = find_pg_bin("pg_ctl")
-            assert initdb and pg_ctl, "PostgreSQL 15 binaries not found"
-            subprocess.run(
-                self._cmd(
-                    [
-                        initdb,
-                        "-D",
-                        str(self.data),
-                        "-U",
-                        self.user,
-                        "--auth=trust",
-                        "--encoding=UTF8",
-                        "--locale=C",
-                        "--no-sync",  # a throwaway cluster needs no durability
-                    ]
-                ),
-                check=True,
-                capture_output=True,
-            )
+            assert pg_ctl, "PostgreSQL 15 binaries not found"
+            # cp -a keeps the owner and the 0700 mode the server insists on.
+            template = _initdb_once(self)
+            subprocess.run(["cp", "-a", str(template), str(self.data)], check=True)
             # Test-only settings: fsync off and small shared memory make a cluster start fast.
             opts = (
                 f"-p {self.port} -k {self.sock} -c listen_addresses=127.0.0.1 "
