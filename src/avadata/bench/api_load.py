@@ -233,7 +233,14 @@ def ensure_wrk() -> None:
         subprocess.run([str(REPO_ROOT / "scripts" / "setup-bench.sh")], check=True)
 
 
-def run(db: str | None, txs: int, seconds: float, page: int = 10_000, workers: int = 1) -> str:
+def run(
+    db: str | None,
+    txs: int,
+    seconds: float,
+    page: int = 10_000,
+    workers: int = 1,
+    connections: int | None = None,
+) -> str:
     ensure_wrk()
     if page < 2:
         raise SystemExit("--page must be at least 2")
@@ -245,21 +252,26 @@ def run(db: str | None, txs: int, seconds: float, page: int = 10_000, workers: i
             if resp.status_code != 200:
                 raise SystemExit(f"{path}: HTTP {resp.status_code} {resp.text[:200]}")
         load_before = os.getloadavg()[0]
-        load = 1
-        for c in LOADS:
-            probe = wrk("trivial", base + TRIVIAL, c, min(seconds, 5.0))
-            if probe.p99_ms < P99_TRIVIAL_MS:
-                load = c
+        load = connections or _calibrated(base, seconds)
         results = [wrk(f"trivial ({TRIVIAL})", base + TRIVIAL, load, seconds)]
         for name, path in endpoints(deep, page, count // 100):
             results.append(wrk(name, base + path, load, seconds))
         load_after = os.getloadavg()[0]
-    text = report(results, load, count, page, seconds, label, workers)
+    text = report(results, load, count, page, seconds, label, workers, connections is None)
     # Other processes on the machine skew latency tails: say how busy it was.
     return text + (
         f"\n\nMachine load average (1 min) {load_before:.1f} before and {load_after:.1f} "
         f"after the measurements, on {os.cpu_count()} CPUs."
     )
+
+
+def _calibrated(base: str, seconds: float) -> int:
+    load = 1
+    for c in LOADS:
+        probe = wrk("trivial", base + TRIVIAL, c, min(seconds, 5.0))
+        if probe.p99_ms < P99_TRIVIAL_MS:
+            load = c
+    return load
 
 
 @contextlib.contextmanager
@@ -308,6 +320,7 @@ def report(
     seconds: float,
     store: str,
     workers: int = 1,
+    calibrated: bool = True,
 ) -> str:
     """The docs/benchmarks.md section; `store` names the engine measured ("SQLite 3.40.1")."""
     ceiling = results[0].rps
@@ -350,8 +363,13 @@ def report(
     head = (
         f"Store: {store}, {txs:,} transactions (synthetic chain, `avadata.bench.api_store`). "
         f"{_processes(workers)} on 127.0.0.1; `wrk -t1 -c{load} -d{seconds:g}s` per "
-        f"endpoint, one after another in the same run. Load: {load} connection(s), the largest "
-        f"of {', '.join(map(str, LOADS))} at which the trivial endpoint's p99 stays under 5 ms."
+        f"endpoint, one after another in the same run. Load: {load} connection(s), "
+        + (
+            f"the largest of {', '.join(map(str, LOADS))} at which the trivial endpoint's p99 "
+            "stays under 5 ms."
+            if calibrated
+            else "fixed by `--connections` (so that runs on two engines compare at one load)."
+        )
     )
     return head + "\n\n" + "\n".join(rows) + "\n\n" + "\n".join(checks)
 

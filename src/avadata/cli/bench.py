@@ -203,6 +203,10 @@ def api(
     seconds: Annotated[float, typer.Option(min=1, help="wrk duration per endpoint")] = 10.0,
     page: Annotated[int, typer.Option(min=2, help="the deep page compared with page 1")] = 10_000,
     workers: Annotated[int, typer.Option(min=1, help="avadata serve --workers")] = 1,
+    connections: Annotated[
+        int | None,
+        typer.Option(min=1, help="wrk connections (default: calibrated on the trivial endpoint)"),
+    ] = None,
     write_docs: WriteDocs = True,
 ) -> None:
     """Serve a store of >= 1M transactions and load every EVM endpoint with wrk, beside a
@@ -218,12 +222,13 @@ def api(
     # The one setting that changes how the served reads run: part of the command that ran.
     inline = os.environ.get("AVADATA_API_INLINE_READS")
     text = (
-        run(db, txs, seconds, page, workers)
+        run(db, txs, seconds, page, workers, connections)
         + f"\n\nMachine: {describe()}\n\n"
         + "Command: `"
         + (f"AVADATA_API_INLINE_READS={inline} " if inline else "")
         + f"avadata bench api --txs {txs} --seconds {seconds:g} --page {page}"
         + (f" --workers {workers}" if workers > 1 else "")
+        + (f" --connections {connections}" if connections else "")
         + f"{_db_option(db)}`"
     )
     _publish("api", text, write_docs, db)
