@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import event
 
@@ -79,6 +80,52 @@ def test_postgres_list_queries_use_index_ranges(
             chains = {int(c) for c in re.findall(r"\b\w+_c(\d+)_b\d+\b", "\n".join(plan))}
             assert chains <= {CHAIN_ID}, (path, "partitions not pruned", "\n".join(plan))
     engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("path,key,limit", LISTS)
+def test_postgres_generic_plans_read_index_ranges_of_the_chains_leaves(
+    pg_store: str, path: str, key: str, limit: int
+) -> None:
+    """What the API's sessions run once psycopg prepares a statement: its generic plan
+    (dialect.READER_SETTINGS), made once per connection and pruned when it runs, not planned
+    anew at each request over every leaf. It must be as good as the custom plan the test
+    above checks: index ranges in page order, the listed chain's leaves alone (pruned at
+    run time, from the parameters), no parallel workers, no JIT compilation."""
+    engine, sent = _statements(pg_store, path)
+    seen = list(sent)  # the engine goes on recording: the probes' own SELECTs are not the route's
+    with engine.connect() as conn:
+        settings = dict(conn.exec_driver_sql("SELECT name, setting FROM pg_settings").all())
+        assert settings["plan_cache_mode"] == "force_generic_plan"
+        assert (settings["jit"], settings["max_parallel_workers_per_gather"]) == ("off", "0")
+        conn.exec_driver_sql("SET enable_seqscan = off")
+        conn.exec_driver_sql("SET enable_sort = off")
+        for sql, params in seen:
+            plan = _generic_plan(conn, sql, params)
+            text = "\n".join(plan)
+            assert "$1" in text or "$" not in sql, (path, "not a generic plan", text)
+            assert _pg_full_reads(plan) == [], (path, sql, text)
+            assert not re.search(r"\b(Gather|JIT)\b", text), (path, text)
+            chains = {int(c) for c in re.findall(r"\b\w+_c(\d+)_b\d+\b", text)}
+            assert chains <= {CHAIN_ID}, (path, "partitions not pruned", text)
+    engine.dispose()
+
+
+def _generic_plan(conn: Any, sql: str, params: Any) -> list[str]:
+    """EXPLAIN of `sql` (psycopg's %(name)s parameters) prepared on the server and executed
+    with `params` under the session's plan_cache_mode (the reader's: generic)."""
+    names: list[str] = []
+    for name in re.findall(r"%\((\w+)\)s", sql):
+        if name not in names:
+            names.append(name)
+    numbered = re.sub(r"%\((\w+)\)s", lambda m: f"${names.index(m.group(1)) + 1}", sql)
+    conn.exec_driver_sql("DEALLOCATE ALL")
+    conn.exec_driver_sql("PREPARE plan_probe AS " + numbered.replace("%%", "%"))
+    # EXECUTE takes no server-side parameters: the values go in as literals.
+    quote = psycopg.ClientCursor(conn.connection.driver_connection).mogrify
+    values = ", ".join(quote("%s", (params[name],)) for name in names)
+    run = f"EXPLAIN EXECUTE plan_probe({values})" if names else "EXPLAIN EXECUTE plan_probe"
+    return [str(r[0]) for r in conn.exec_driver_sql(run)]
 
 
 def _pg_full_reads(plan: list[str]) -> list[str]:
