@@ -17,7 +17,7 @@ from avadata.store.engine import make_reader_engine
 from avadata.store.types import Engine
 from tests.api.http import TestClient
 from tests.api.routes import LISTS
-from tests.api.synthetic import CHAIN_ID
+from tests.api.synthetic import CAROL, CHAIN_ID
 
 _SMALL_TABLES = ("chains", "api_keys", "api_secrets", "tokens")
 
@@ -291,3 +291,30 @@ def _pg_nodes(node: dict[str, Any]) -> Any:
     yield node
     for child in node.get("Plans", ()):
         yield from _pg_nodes(child)
+
+
+@pytest.mark.parametrize("kind", ["balances:listErc1155", "balances:listCollectibles"])
+def test_an_erc1155_page_is_one_statement(store, kind: str) -> None:
+    """The holder's ERC-1155 pairs, their balances and metadata come from one statement per
+    page (a recursive CTE chaining the index probes), not three statements per pair: on
+    PostgreSQL each statement is a round trip, and a page of 10 cost 33 of them."""
+    engine = make_reader_engine(store[0])
+    sent: list[str] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _capture(conn, cursor, statement, parameters, context, executemany) -> None:
+        sent.append(statement)
+
+    app = create_app(
+        Settings(db_url=store[0], page_token_secret="plans-secret-0123"), engine=engine
+    )
+    path = f"/v1/chains/{CHAIN_ID}/addresses/{CAROL}/{kind}"
+    with TestClient(app) as c:
+        for size in (1, 10):  # a page cut short, and the holder's every pair
+            sent.clear()
+            body = c.get(path, params={"pageSize": size}).json()
+            held = body.get("erc1155TokenBalances", body.get("collectibleBalances"))
+            assert len(held) == min(size, 2), body
+            reads = [sql for sql in sent if "erc1155_balances" in sql]
+            assert len(reads) == 1, reads
+    engine.dispose()
