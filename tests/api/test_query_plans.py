@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import event
 
@@ -16,7 +17,7 @@ from avadata.store.engine import make_reader_engine
 from avadata.store.types import Engine
 from tests.api.http import TestClient
 from tests.api.routes import LISTS
-from tests.api.synthetic import CHAIN_ID
+from tests.api.synthetic import CAROL, CHAIN_ID
 
 _SMALL_TABLES = ("chains", "api_keys", "api_secrets", "tokens")
 
@@ -67,18 +68,49 @@ def test_postgres_list_queries_use_index_ranges(
     small that scanning it is cheapest): each list's plan reads an index range in the page's
     order. A node it cannot avoid stays in the plan, so a Seq Scan or Sort left over a chain
     table means no index serves that query. The partitioned tables' leaves (a few blocks each,
-    beside an empty chain's) are read for the listed chain only: partition pruning."""
-    engine, seen = _statements(pg_store, path)
+    beside an empty chain's) are read for the listed chain only: partition pruning.
+
+    Both plans a reader session runs: the custom one of a statement's first executions on a
+    connection, and the generic one once psycopg has prepared it (dialect.READER_SETTINGS:
+    made once per connection, not planned anew at each request over every leaf), whose
+    leaves are pruned at run time from the parameters; neither with parallel workers or JIT."""
+    engine, sent = _statements(pg_store, path)
+    seen = list(sent)  # the engine goes on recording: the probes' own SELECTs are not the route's
     with engine.connect() as conn:
+        settings = dict(conn.exec_driver_sql("SELECT name, setting FROM pg_settings").all())
+        assert settings["plan_cache_mode"] == "force_generic_plan"
+        assert (settings["jit"], settings["max_parallel_workers_per_gather"]) == ("off", "0")
         conn.exec_driver_sql("SET enable_seqscan = off")
         conn.exec_driver_sql("SET enable_sort = off")
         for sql, params in seen:
             assert " OFFSET " not in sql.upper(), (path, sql)
-            plan = [str(r[0]) for r in conn.exec_driver_sql("EXPLAIN " + sql, params)]
-            assert _pg_full_reads(plan) == [], (path, sql, "\n".join(plan))
-            chains = {int(c) for c in re.findall(r"\b\w+_c(\d+)_b\d+\b", "\n".join(plan))}
-            assert chains <= {CHAIN_ID}, (path, "partitions not pruned", "\n".join(plan))
+            custom = [str(r[0]) for r in conn.exec_driver_sql("EXPLAIN " + sql, params)]
+            generic = _generic_plan(conn, sql, params)
+            assert "$1" in "\n".join(generic) or "%(" not in sql, (path, "not generic", generic)
+            for plan in (custom, generic):
+                text = "\n".join(plan)
+                assert _pg_full_reads(plan) == [], (path, sql, text)
+                assert not re.search(r"\b(Gather|JIT)\b", text), (path, text)
+                chains = {int(c) for c in re.findall(r"\b\w+_c(\d+)_b\d+\b", text)}
+                assert chains <= {CHAIN_ID}, (path, "partitions not pruned", text)
     engine.dispose()
+
+
+def _generic_plan(conn: Any, sql: str, params: Any) -> list[str]:
+    """EXPLAIN of `sql` (psycopg's %(name)s parameters) prepared on the server and executed
+    with `params` under the session's plan_cache_mode (the reader's: generic)."""
+    names: list[str] = []
+    for name in re.findall(r"%\((\w+)\)s", sql):
+        if name not in names:
+            names.append(name)
+    numbered = re.sub(r"%\((\w+)\)s", lambda m: f"${names.index(m.group(1)) + 1}", sql)
+    conn.exec_driver_sql("DEALLOCATE ALL")
+    conn.exec_driver_sql("PREPARE plan_probe AS " + numbered.replace("%%", "%"))
+    # EXECUTE takes no server-side parameters: the values go in as literals.
+    quote = psycopg.ClientCursor(conn.connection.driver_connection).mogrify
+    values = ", ".join(quote("%s", (params[name],)) for name in names)
+    run = f"EXPLAIN EXECUTE plan_probe({values})" if names else "EXPLAIN EXECUTE plan_probe"
+    return [str(r[0]) for r in conn.exec_driver_sql(run)]
 
 
 def _pg_full_reads(plan: list[str]) -> list[str]:
@@ -244,3 +276,30 @@ def _pg_nodes(node: dict[str, Any]) -> Any:
     yield node
     for child in node.get("Plans", ()):
         yield from _pg_nodes(child)
+
+
+@pytest.mark.parametrize("kind", ["balances:listErc1155", "balances:listCollectibles"])
+def test_an_erc1155_page_is_one_statement(store, kind: str) -> None:
+    """The holder's ERC-1155 pairs, their balances and metadata come from one statement per
+    page (a recursive CTE chaining the index probes), not three statements per pair: on
+    PostgreSQL each statement is a round trip, and a page of 10 cost 33 of them."""
+    engine = make_reader_engine(store[0])
+    sent: list[str] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _capture(conn, cursor, statement, parameters, context, executemany) -> None:
+        sent.append(statement)
+
+    app = create_app(
+        Settings(db_url=store[0], page_token_secret="plans-secret-0123"), engine=engine
+    )
+    path = f"/v1/chains/{CHAIN_ID}/addresses/{CAROL}/{kind}"
+    with TestClient(app) as c:
+        for size in (1, 10):  # a page cut short, and the holder's every pair
+            sent.clear()
+            body = c.get(path, params={"pageSize": size}).json()
+            held = body.get("erc1155TokenBalances", body.get("collectibleBalances"))
+            assert len(held) == min(size, 2), body
+            reads = [sql for sql in sent if "erc1155_balances" in sql]
+            assert len(reads) == 1, reads
+    engine.dispose()

@@ -175,6 +175,27 @@ _READ_POOL_OVERFLOW = 8
 _PING_AFTER_IDLE_S = 10.0
 
 
+# The reader sessions' server settings (docs/store.md, "Plans on a partitioned store"):
+# - read only: the server refuses any write, as a read-only SQLite handle does;
+# - generic plans: psycopg prepares a statement from its fifth execution on a connection, and
+#   the server would still plan it anew at each execution (its generic plan of a LIMIT $n over
+#   every leaf looks dearer than a custom one), when planning a statement over a partitioned
+#   table costs more than running it, and more with every leaf a chain gains; a generic plan
+#   is made once per connection and pruned to the request's leaves when it runs. The API's
+#   reads are keyset seeks whose best plan does not depend on their values
+#   (tests/api/test_query_plans.py checks the lists' generic plans);
+# - no JIT: a generic plan's estimate covers every leaf, past jit_above_cost, and compiling it
+#   at each execution costs far more than the page's read;
+# - no parallel workers: a generic LIMIT $n is estimated at a tenth of the rows, enough for a
+#   Gather whose workers take longer to start than a page takes to read.
+READER_SETTINGS: dict[str, str] = {
+    "default_transaction_read_only": "on",
+    "plan_cache_mode": "force_generic_plan",
+    "jit": "off",
+    "max_parallel_workers_per_gather": "0",
+}
+
+
 def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
     """Keyword arguments for `sqlalchemy.create_engine` on this URL."""
     if url.get_backend_name() == "sqlite":
@@ -189,8 +210,7 @@ def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
             "max_overflow": 10,
             "connect_args": connect_args,
         }
-    # The server refuses any write in these sessions, as a read-only SQLite handle does.
-    connect_args["options"] = "-c default_transaction_read_only=on"
+    connect_args["options"] = " ".join(f"-c {k}={v}" for k, v in READER_SETTINGS.items())
     return {
         # Each statement its own (read-only) transaction: a read in a transaction costs a BEGIN
         # and a ROLLBACK round trip besides its own, and buys nothing at READ COMMITTED, where

@@ -1,9 +1,9 @@
 """A holder's ERC-1155 balances at a block, and one contract's deployment and token facts.
 
 Stage: store. ERC-1155 pages are keyed by (token, token_id) ascending: the holder's distinct
-tokens come in order from the (chain, holder, token, token_id, block) index, one seek each,
-each balance at the block from the primary key (its last change at or before it), zero
-balances left out.
+pairs come in order from the (chain, holder, token, token_id, block) index, a few MIN probes
+each, chained in one statement with each balance at the block (its last change at or before
+it, one seek); zero balances left out.
 """
 
 from __future__ import annotations
@@ -12,42 +12,87 @@ import functools
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Select, bindparam, select, tuple_
+from sqlalchemy import Connection, Select, bindparam, func, literal, select
 
-from avadata.store.queries import nfts
-from avadata.store.queries.keyset import AnyRow, fetch, fetch_scalar
+from avadata.store.queries.keyset import AnyRow, fetch
+from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.schema import contracts, erc1155_balances, tokens
 
 _E = erc1155_balances.c
-_PAIR = (_E.token, _E.token_id)
+
+
+def _min_of(column: Any, by_contract: bool, *conds: Any) -> Any:
+    """MIN(`column`) of the holder's rows matching `conds`: one probe of the (chain, holder,
+    token, token_id, block) index, however long each pair's history is."""
+    b = erc1155_balances.alias()
+    stmt = select(func.min(b.c[column])).where(
+        b.c.chain_id == bindparam("chain"),
+        b.c.holder == bindparam("holder"),
+        *(f(b.c) for f in conds),
+    )
+    if by_contract:
+        stmt = stmt.where(b.c.token == bindparam("contract"))
+    # Correlated to the CTE however deep it is nested (SQLAlchemy would otherwise add the
+    # CTE to a nested probe's FROM: a second recursive reference).
+    return stmt.correlate_except(b).scalar_subquery()
+
+
+def _pair_after(token: Any, token_id: Any, by_contract: bool) -> tuple[Any, Any]:
+    """(token, token_id) of the holder's first pair after (`token`, `token_id`): a later id of
+    the same token, else the first id of the next token (NULLs past the last pair)."""
+    same = [lambda c: c.token == token, lambda c: c.token_id > token_id]
+    later = _min_of("token", by_contract, lambda c: c.token > token)
+    next_token = func.coalesce(_min_of("token", by_contract, *same), later)
+    next_id = func.coalesce(
+        _min_of("token_id", by_contract, *same),
+        _min_of("token_id", by_contract, lambda c: c.token == later),
+    )
+    return next_token, next_id
 
 
 @functools.cache
-def _next_pair(by_contract: bool, paged: bool) -> Select[Any]:
-    """The holder's first (token, token_id) after :k0, :k1: one seek on the (chain, holder,
-    token, token_id, block) index, however long each pair's history is."""
-    stmt = select(*_PAIR).where(_E.chain_id == bindparam("chain"), _E.holder == bindparam("holder"))
-    if by_contract:
-        stmt = stmt.where(_E.token == bindparam("contract"))
-    if paged:
-        at = tuple_(bindparam("k0", type_=_E.token.type), bindparam("k1", type_=_E.token_id.type))
-        stmt = stmt.where(tuple_(*_PAIR) > at)
-    return stmt.order_by(*_PAIR).limit(1)
-
-
-# The pair's balance at :block: its last change at or before it (a primary-key seek).
-_HELD_AT = (
-    select(_E.balance)
-    .where(
-        _E.chain_id == bindparam("chain"),
-        _E.token == bindparam("token"),
-        _E.token_id == bindparam("token_id", type_=_E.token_id.type),
-        _E.holder == bindparam("holder"),
-        _E.block_number <= bindparam("block"),
+def _next_pairs(by_contract: bool) -> Select[Any]:
+    """Up to :k of the holder's pairs after (:k0, :k1), each with its balance at :block and its
+    token's and NFT's metadata, in one statement: a recursive CTE chains the index probes (a
+    skip scan over the holder's pairs), so a page is one round of SQL instead of three
+    statements per pair looked at."""
+    t0, i0 = _pair_after(
+        bindparam("k0", type_=_E.token.type), bindparam("k1", type_=_E.token_id.type), by_contract
     )
-    .order_by(_E.block_number.desc())
-    .limit(1)
-)
+    seed = select(t0.label("token"), i0.label("token_id"), literal(1).label("n"))
+    pairs = seed.cte("pairs", recursive=True)
+    t1, i1 = _pair_after(pairs.c.token, pairs.c.token_id, by_contract)
+    pairs = pairs.union_all(
+        select(t1, i1, pairs.c.n + 1).where(pairs.c.token.is_not(None), pairs.c.n < bindparam("k"))
+    )
+    h = erc1155_balances.alias("h")
+    balance = (
+        select(h.c.balance)
+        .where(
+            h.c.chain_id == bindparam("chain"),
+            h.c.token == pairs.c.token,
+            h.c.token_id == pairs.c.token_id,
+            h.c.holder == bindparam("holder"),
+            h.c.block_number <= bindparam("block"),
+        )
+        .order_by(h.c.block_number.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    tk = tokens.c
+    return (
+        select(
+            pairs.c.token,
+            pairs.c.token_id,
+            balance.label("balance"),
+            tk.name.label("token_name"),
+            tk.symbol.label("token_symbol"),
+            *nft_metadata_columns(),
+        )
+        .select_from(join_token_info(pairs, bindparam("chain"), pairs.c.token, pairs.c.token_id))
+        .where(pairs.c.token.is_not(None))
+        .order_by(pairs.c.token, pairs.c.token_id)
+    )
 
 
 class Erc1155Holding(NamedTuple):
@@ -78,44 +123,25 @@ def erc1155_at(
     limit: int,
 ) -> list[Erc1155Holding]:
     """Up to `limit` ERC-1155 tokens `holder` has a positive balance of at `block`, by (token,
-    token_id) after `after`: the holder's next pair by an index seek, its balance at the
-    block by a primary-key seek, zero balances (sold out, or not yet held) skipped."""
+    token_id) after `after`: the holder's next pairs by index probes, each balance at the
+    block by a primary-key seek (`_next_pairs`), zero balances (sold out, or not yet held)
+    skipped and the next round asked from where this one ended."""
     params: dict[str, Any] = {"chain": chain_id, "holder": holder, "contract": contract}
-    cursor = None if after is None else (str(after[0]), int(after[1]))
+    params["block"] = block
+    # "" sorts before every address: the first round starts at the holder's first pair.
+    cursor = ("", 0) if after is None else (str(after[0]), int(after[1]))
     found: list[Erc1155Holding] = []
     while len(found) < limit:
-        if cursor is not None:
-            params.update(k0=cursor[0], k1=cursor[1])
-        pair = fetch(conn, _next_pair(contract is not None, cursor is not None), params)
-        if not pair:
+        k = limit - len(found)
+        at = {**params, "k0": cursor[0], "k1": cursor[1], "k": k}
+        rows = fetch(conn, _next_pairs(contract is not None), at)
+        for r in rows:
+            if r.balance is not None and int(r.balance) > 0:
+                found.append(Erc1155Holding(r.token, int(r.token_id), int(r.balance), *r[3:]))
+        if len(rows) < k:
             break
-        cursor = (str(pair[0].token), int(pair[0].token_id))
-        at = {**params, "token": cursor[0], "token_id": cursor[1], "block": block}
-        balance = fetch_scalar(conn, _HELD_AT, at)
-        if balance is not None and int(balance) > 0:
-            info = nfts.token(conn, chain_id, cursor[0], cursor[1])
-            found.append(_holding(cursor, int(balance), info))
+        cursor = (str(rows[-1].token), int(rows[-1].token_id))
     return found
-
-
-def _holding(pair: tuple[str, int], balance: int, info: AnyRow | None) -> Erc1155Holding:
-    if info is None:
-        return Erc1155Holding(pair[0], pair[1], balance, *([None] * 10))
-    return Erc1155Holding(
-        pair[0],
-        pair[1],
-        balance,
-        info.token_name,
-        info.token_symbol,
-        info.token_uri,
-        info.index_status,
-        info.nft_name,
-        info.nft_description,
-        info.image_uri,
-        info.external_url,
-        info.metadata_json,
-        info.last_updated,
-    )
 
 
 _CO = contracts.c
