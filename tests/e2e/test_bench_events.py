@@ -36,3 +36,5 @@ def test_a_tiny_ingest_run_measures_the_backfill_with_webhooks_delivering() -> N
     assert "| 2 | 30 (of 40) | 100 | 50 |" in text and "50% of the rate with none" in text
     short = replace(hooked, blocks=10)
     assert "NOT a valid measurement" in "\n".join(events_ingest.rows((none, short)))
+    starved = "\n".join(events_ingest.rows((none, replace(hooked, messages=0))))
+    assert "No message was POSTed in the window" in starved and "50% of" in starved
