@@ -221,4 +221,8 @@ class EvmIndexer:
                 log.warning("chain %s: %s; trying again in %.0f s", self.chain_id, exc, wait)
                 await outage.pause(wait, stop_event)
                 continue
-            await watcher.wait(poll_seconds, stop_event)
+            pushed = await watcher.wait(poll_seconds, stop_event)
+            # A pushed head is the node's word already: one round trip less before the fetch
+            # (one below what is indexed, a stale push, is asked again).
+            if pushed is not None and pushed >= self.progress.next_block:
+                known = pushed
