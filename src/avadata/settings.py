@@ -94,6 +94,10 @@ class Settings(BaseSettings):
     # long per renewal, renewed every third of it; a standby takes over within this long of
     # the holder's death (kill -9).
     webhook_lease_s: float = Field(default=15.0, gt=0)
+    # The delivery thread's nice value at least (Linux: its own, not its process's): below the
+    # indexer's writer (indexer/fetch/spawn.WRITER_NICE) and fetch processes, so when cores are
+    # short the ingest goes first and deliveries take what is left; 0: no change.
+    webhook_nice: int = Field(default=10, ge=0, le=19)
 
     # Transaction exports (POST /v1/operations/transactions:export): their files are written
     # under <data_dir>/exports. None: the SQLite store's folder, else ./avadata-data.

@@ -5,6 +5,7 @@ touch the watched token contracts)."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -13,11 +14,13 @@ from typing import Any
 
 import pytest
 
+from avadata.delivery import payload
+from avadata.delivery.pending import next_messages_many
 from avadata.delivery.worker import DeliveryWorker
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
 from avadata.store.types import Engine
-from avadata.store.webhooks import registry
+from avadata.store.webhooks import events, registry
 from avadata.store.webhooks.registry import NewWebhook
 from tests.api.synthetic import CHAIN_ID, ERC20_NO_META, ERC1155, Chain, write_store
 from tests.support.receiver import receiving
@@ -270,3 +273,73 @@ def test_many_webhooks_go_side_by_side_and_a_failing_one_holds_back_only_itself(
         assert hook is not None and hook.cursor == last
     failing = registry.get(writer, None, "wh-00")
     assert failing is not None and failing.cursor == (-1, registry.BLOCK_DONE)
+
+
+def test_webhooks_sharing_a_read_each_get_their_own_canonical_message(store) -> None:
+    """Webhooks of one address share a read and each event's encoding (payload.enveloped);
+    every body is still the canonical JSON of the whole message built for that webhook alone
+    (payload.message, the dict form), with its own options."""
+    url, _chain, writer = store
+    nothing = "0x" + "00" * 32  # a topic no log has: wh-d's logs are all filtered out
+    options = {
+        "wh-a": (False, False, ()),
+        "wh-b": (False, False, ()),
+        "wh-c": (True, True, ()),
+        "wh-d": (True, True, (nothing,)),
+    }
+    hooks = []
+    for wid, (internals, logs, signatures) in options.items():
+        new = NewWebhook(
+            "address_activity",
+            CHAIN_ID,
+            "http://127.0.0.1:9/",
+            "",
+            "",
+            internals,
+            logs,
+            signatures,
+            WATCHED,
+        )
+        registry.create(writer, "owner1", new, wid)
+        registry.rewind(writer, "owner1", wid, 0)
+        found = registry.get(writer, None, wid)
+        assert found is not None
+        hooks.append(found)
+    reader = make_engine(url, read_only=True)
+    try:
+        got = next_messages_many(reader, hooks, 30)
+        positions = [o.position for o in got["wh-a"]]
+        with reader.connect() as conn:
+            loaded = events.load_events(conn, CHAIN_ID, positions, internals=True, logs=True)
+    finally:
+        reader.dispose()
+    assert len(positions) >= 10
+    for wid, (internals, logs, signatures) in options.items():
+        want = [
+            payload.canonical(
+                payload.message(
+                    wid, CHAIN_ID, ev, internals=internals, logs=logs, event_signatures=signatures
+                )
+            )
+            for ev in loaded
+        ]
+        assert [o.body for o in got[wid]] == want, wid
+    # (this store's transactions have no logs: the encodings' key tells the two apart)
+    assert payload.shared_key(hooks[2]) != payload.shared_key(hooks[3])
+
+
+def test_the_delivery_thread_runs_below_the_process(store) -> None:
+    """The worker's thread (and what it starts) runs at AVADATA_WEBHOOK_NICE at least; the
+    thread that started it keeps its own priority (Linux: a thread's nice value is its own)."""
+    url, _chain, writer = store
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    worker = _worker(url, writer)
+    worker.start()
+    try:
+        _wait(lambda: worker._loop is not None)
+        assert worker._thread is not None and worker._thread.native_id is not None
+        nice = os.getpriority(os.PRIO_PROCESS, worker._thread.native_id)
+    finally:
+        worker.stop()
+    assert nice == max(before, Settings(db_url=url).webhook_nice)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from avadata.bench import events
+from avadata.bench import events, events_ingest
 
 pytestmark = pytest.mark.e2e
 
@@ -21,11 +23,18 @@ def test_a_tiny_run_sees_every_block_on_every_path() -> None:
 
 
 def test_a_tiny_ingest_run_measures_the_backfill_with_webhooks_delivering() -> None:
-    """The ingest half (`--ingest-blocks`): a filled chain backfilled while two webhooks
-    deliver every block; the report compares it with a run without (made up here)."""
-    run = events.ingest(blocks=40, hooks=2, poll=2.0)
-    assert run.hooks == 2 and run.blocks_per_s > 0
-    assert 0 < run.blocks <= 40
-    none = events.Ingest(0, run.blocks, run.blocks_per_s * 2, 0)
-    text = "\n".join(events._ingest_rows((none, run)))
-    assert "| 2 | " in text and "50% of the rate with none" in text
+    """The ingest half (`--ingest-blocks`): `serve` delivering, then `index` backfilling a
+    filled chain whose every block two webhooks watch; a window that is most of the chain
+    gives a rate compared with the run without, one that is not (a chain this small goes in
+    one commit) is flagged, never passed off as a rate."""
+    run = events_ingest.ingest(blocks=40, hooks=2, poll=2.0)
+    assert run.hooks == 2 and 0 < run.chain <= 40  # automine may put two sends in a block
+    assert 0 <= run.blocks <= run.chain and run.cpu_index >= 0 and run.cpu_serve >= 0
+    none = replace(run, hooks=0, blocks=30, chain=40, blocks_per_s=200.0, messages=0)
+    hooked = replace(run, blocks=30, chain=40, blocks_per_s=100.0, messages=50)
+    text = "\n".join(events_ingest.rows((none, hooked)))
+    assert "| 2 | 30 (of 40) | 100 | 50 |" in text and "50% of the rate with none" in text
+    short = replace(hooked, blocks=10)
+    assert "NOT a valid measurement" in "\n".join(events_ingest.rows((none, short)))
+    starved = "\n".join(events_ingest.rows((none, replace(hooked, messages=0))))
+    assert "No message was POSTed in the window" in starved and "50% of" in starved

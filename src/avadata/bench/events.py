@@ -8,10 +8,8 @@ an SSE client stamps each stream event, a poller stamps the Data API's first 200
 Then `txs` transfers are sent one every `interval` seconds; a block's acceptance is the first
 moment its receipt answers (polled every 5 ms, so latencies read at most that much short).
 With `hooks` > 1 every extra webhook watches the same sender: the messages per second they all
-get is the delivery throughput. With `ingest_blocks`, two more stacks then backfill a chain of
-that many one-transfer blocks, one with no webhook and one with `hooks` webhooks delivering
-every block meanwhile: the indexer's blocks per second in each say what the deliveries cost
-the ingest (the issue holds it to 90%).
+get is the delivery throughput. What the deliveries cost the ingest is events_ingest.py's;
+the same latencies on the stack `avadata up` runs, events_up.py's.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,13 +32,11 @@ from typing import Any
 
 import httpx
 
+from avadata.delivery.worker import yield_cpu
 from avadata.devnet.evm.anvil import AnvilOptions, start_anvil
 from avadata.store.engine import make_engine
 from avadata.store.keys import create_key
 from avadata.store.migrate import migrate
-from avadata.store.types import Engine
-from avadata.store.webhooks import events as stored_events
-from avadata.store.webhooks import registry
 
 CHAIN_ID = 99951
 
@@ -96,21 +92,37 @@ def _receiver(stamps: Stamps, path: str) -> ThreadingHTTPServer:
         request_queue_size = 1024
         daemon_threads = True
 
+    def serve() -> None:
+        if not stamps.latency:
+            # The ingest runs: a production receiver runs on another machine; here it takes
+            # what the indexer and the worker leave (its connections' threads inherit this).
+            yield_cpu(19)
+        server.serve_forever()
+
     server = Server(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=serve, daemon=True).start()
     return server
 
 
-def _stream(api: str, key: str, sender: str, stamps: Stamps, stop: threading.Event) -> None:
+def _stream(
+    api: str,
+    key: str,
+    sender: str,
+    stamps: Stamps,
+    stop: threading.Event,
+    chain_id: int = CHAIN_ID,
+) -> None:
     try:
-        _read_stream(api, key, sender, stamps, stop)
+        _read_stream(api, key, sender, stamps, stop, chain_id)
     except httpx.HTTPError:
         if not stop.is_set():
             raise
 
 
-def _read_stream(api: str, key: str, sender: str, stamps: Stamps, stop: threading.Event) -> None:
-    params = {"chainId": str(CHAIN_ID), "addresses": sender}
+def _read_stream(
+    api: str, key: str, sender: str, stamps: Stamps, stop: threading.Event, chain_id: int
+) -> None:
+    params = {"chainId": str(chain_id), "addresses": sender}
     with httpx.stream(
         "GET",
         f"{api}/v1/events/stream",
@@ -127,9 +139,17 @@ def _read_stream(api: str, key: str, sender: str, stamps: Stamps, stop: threadin
                     stamps.stream.setdefault(tx.lower(), time.time())
 
 
-def _poll_api(api: str, tx: str, stamps: Stamps, deadline: float) -> None:
-    url = f"{api}/v1/chains/{CHAIN_ID}/transactions/{tx}"
-    with httpx.Client(timeout=5) as client:
+def _poll_api(
+    api: str,
+    tx: str,
+    stamps: Stamps,
+    deadline: float,
+    chain_id: int = CHAIN_ID,
+    key: str | None = None,
+) -> None:
+    url = f"{api}/v1/chains/{chain_id}/transactions/{tx}"
+    headers = {} if key is None else {"x-glacier-api-key": key}
+    with httpx.Client(timeout=5, headers=headers) as client:
         while time.time() < deadline:
             if client.get(url).status_code == 200:
                 stamps.api[tx] = time.time()
@@ -154,18 +174,14 @@ def _send(rpc: str, sender: str, to: str, api: str, stamps: Stamps) -> threading
 
 
 @contextmanager
-def _stack(
-    poll: float, folder: Path, prepare: Callable[[Engine, str], None] | None = None
-) -> Iterator[tuple[str, str, str, str]]:
-    """anvil, a migrated store with a key (and what `prepare` writes), `index` and `serve`:
-    (rpc URL, API URL, key, store URL)."""
+def _stack(poll: float, folder: Path) -> Iterator[tuple[str, str, str, str]]:
+    """anvil, a migrated store with a key, `index` and `serve`: (rpc URL, API URL, key, store
+    URL)."""
     anvil = start_anvil(AnvilOptions(chain_id=CHAIN_ID, automine=True))
     db = f"sqlite:///{folder / 'events.db'}"
     engine = make_engine(db)
     migrate(engine)
     key, _ = create_key(engine, "bench", None)
-    if prepare is not None:
-        prepare(engine, anvil.rpc_url)
     engine.dispose()
     port = _free_port()
     env = dict(os.environ, AVADATA_WEBHOOK_POLL_S="0.05")
@@ -186,8 +202,7 @@ def _stack(
     ]
     try:
         api = f"http://127.0.0.1:{port}"
-        if prepare is None:
-            _wait_up(api, anvil.rpc_url, procs)
+        _wait_up(api, anvil.rpc_url, procs)
         yield anvil.rpc_url, api, key, db
     finally:
         for p in procs:
@@ -224,29 +239,18 @@ def _wait_up(api: str, rpc: str, procs: list[subprocess.Popen[bytes]]) -> None:
     raise RuntimeError("the stack did not come up in 120 s")
 
 
-def _hooks(api: str, key: str, url: str, sender: str, n: int) -> None:
+def _hooks(api: str, key: str, url: str, sender: str, n: int, chain_id: int = CHAIN_ID) -> None:
     headers = {"x-glacier-api-key": key}
     body = {
         "eventType": "address_activity",
         "url": url,
-        "chainId": str(CHAIN_ID),
+        "chainId": str(chain_id),
         "metadata": {"addresses": [sender]},
     }
     with httpx.Client(timeout=30) as client:
         for _ in range(n):
             made = client.post(f"{api}/v1/webhooks", json=body, headers=headers)
             made.raise_for_status()
-
-
-@dataclass(frozen=True)
-class Ingest:
-    """One backfill of a filled chain: its blocks per second, with `hooks` webhooks
-    delivering every block of it meanwhile, and the messages they got in that time."""
-
-    hooks: int
-    blocks: int
-    blocks_per_s: float
-    messages: int
 
 
 @dataclass(frozen=True)
@@ -258,78 +262,9 @@ class Result:
     api_ms: list[float]
     messages: int
     messages_per_s: float
-    ingest: tuple[Ingest, ...] = ()
 
 
-def _fill(rpc: str, blocks: int) -> tuple[str, int]:
-    """`blocks` one-transfer blocks from the first account (automine: a block per
-    transaction), sent in JSON-RPC batches: (the sender, the last block)."""
-    accounts = _rpc(rpc, "eth_accounts", [])
-    sender, to = str(accounts[0]).lower(), str(accounts[1]).lower()
-    tx = {"from": sender, "to": to, "value": "0x1"}
-    with httpx.Client(timeout=120) as client:
-        for start in range(0, blocks, 200):
-            batch = [
-                {"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction", "params": [tx]}
-                for i in range(start, min(blocks, start + 200))
-            ]
-            client.post(rpc, json=batch).raise_for_status()
-    return sender, int(_rpc(rpc, "eth_blockNumber", []), 16)
-
-
-def ingest(blocks: int, hooks: int, poll: float) -> Ingest:
-    """Backfill `blocks` blocks with `avadata index` while `avadata serve` delivers each block
-    to `hooks` webhooks (made before the indexer starts, from block 0: every block is a
-    message to each, so the worker delivers as fast as it can all along). The rate is taken
-    from the first indexed head the store shows to the last block (a chain indexed in one
-    commit: from the processes' start)."""
-    stamps = Stamps(latency=False)
-    path = f"/hook/{secrets.token_hex(8)}"
-    receiver = _receiver(stamps, path)
-    hook_url = f"http://127.0.0.1:{receiver.server_address[1]}{path}"
-    last = 0
-
-    def prepare(engine: Engine, rpc: str) -> None:
-        nonlocal last
-        sender, last = _fill(rpc, blocks)
-        new = registry.NewWebhook(
-            "address_activity", CHAIN_ID, hook_url, "", "", False, False, (), (sender,)
-        )
-        for i in range(hooks):
-            registry.create(engine, "bench", new, f"bench-{i:05d}")
-
-    with tempfile.TemporaryDirectory() as tmp, _stack(poll, Path(tmp), prepare) as stack:
-        started = time.time()
-        reader = make_engine(stack[3], read_only=True)
-        try:
-            (h0, t0), (h1, t1) = _watch_head(reader, last)
-        finally:
-            reader.dispose()
-    if h1 == h0:  # all of it in the first commit seen: from the start, the start-up included
-        h0, t0 = -1, started
-    receiver.shutdown()
-    with stamps.lock:
-        during = sum(1 for at in stamps.posts if at <= t1)
-    return Ingest(hooks, h1 - h0, (h1 - h0) / (t1 - t0) if t1 > t0 else 0.0, during)
-
-
-def _watch_head(reader: Engine, last: int) -> tuple[tuple[int, float], tuple[int, float]]:
-    """(head, time) when the store first shows an indexed head, and when it reaches `last`."""
-    first: tuple[int, float] | None = None
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:
-        with reader.connect() as conn:
-            head = stored_events.indexed_head(conn, CHAIN_ID)
-        now = time.time()
-        if head is not None:
-            first = first or (head, now)
-            if head >= last:
-                return first, (head, now)
-        time.sleep(0.02)
-    raise RuntimeError(f"the indexer did not reach block {last} in 600 s")
-
-
-def run(txs: int, interval: float, hooks: int, poll: float, ingest_blocks: int = 0) -> Result:
+def run(txs: int, interval: float, hooks: int, poll: float) -> Result:
     stamps = Stamps()
     path = f"/hook/{secrets.token_hex(8)}"
     receiver = _receiver(stamps, path)
@@ -352,9 +287,6 @@ def run(txs: int, interval: float, hooks: int, poll: float, ingest_blocks: int =
         stop.set()
         elapsed = max(stamps.posts) - t0 if stamps.posts else 0.0
     receiver.shutdown()
-    runs: tuple[Ingest, ...] = ()
-    if ingest_blocks:
-        runs = (ingest(ingest_blocks, 0, poll), ingest(ingest_blocks, hooks, poll))
     return Result(
         txs,
         hooks,
@@ -363,7 +295,6 @@ def run(txs: int, interval: float, hooks: int, poll: float, ingest_blocks: int =
         _lags(stamps.accepted, stamps.api),
         len(stamps.posts),
         len(stamps.posts) / elapsed if elapsed > 0 else 0.0,
-        runs,
     )
 
 
@@ -385,7 +316,9 @@ def _pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def report(r: Result, machine: str, command: str) -> str:
+def report(r: Result, machine: str, command: str, extra: Sequence[str] = ()) -> str:
+    """The section of docs/benchmarks.md; `extra`: lines before the machine's (the ingest
+    runs' table)."""
     rows = []
     for name, lags in (
         ("block accepted → webhook POST received", r.webhook_ms),
@@ -403,32 +336,16 @@ def report(r: Result, machine: str, command: str) -> str:
             "|---|---|---|---|---|",
             *rows,
             "",
-            f"Webhooks watching the sender: {r.hooks}; messages received: {r.messages} "
-            f"({r.messages_per_s:.0f}/s from the first send to the last POST).",
+            f"Webhooks watching the sender: {r.hooks}; messages received: {r.messages}"
+            + (
+                f" ({r.messages_per_s:.0f}/s from the first send to the last POST)."
+                if r.messages_per_s
+                else "."
+            ),
             "",
-            *_ingest_rows(r.ingest),
+            *extra,
             f"Machine: {machine}",
             "",
             f"Command: `{command}`",
         ]
     )
-
-
-def _ingest_rows(runs: tuple[Ingest, ...]) -> list[str]:
-    """The ingest runs' table, and the rate with webhooks as a share of the rate without."""
-    if not runs:
-        return []
-    rows = [
-        "| webhooks delivering | blocks indexed | blocks/s | messages POSTed meanwhile |",
-        "|---|---|---|---|",
-        *(f"| {i.hooks} | {i.blocks} | {i.blocks_per_s:.0f} | {i.messages} |" for i in runs),
-        "",
-    ]
-    base = runs[0].blocks_per_s
-    if base > 0:
-        rows += [
-            f"Ingest with {runs[-1].hooks} webhooks delivering: "
-            f"{runs[-1].blocks_per_s / base:.0%} of the rate with none.",
-            "",
-        ]
-    return rows

@@ -309,19 +309,42 @@ def events(
     ingest_blocks: Annotated[
         int, typer.Option(min=0, help="then backfill this many blocks without, then with, --hooks")
     ] = 0,
+    up: Annotated[
+        bool,
+        typer.Option(
+            "--up",
+            help="measure on `avadata up` itself (its devnet's live blocks, its settings): "
+            "--txs transfers, one per live block; the other options do not apply",
+        ),
+    ] = False,
     write_docs: WriteDocs = True,
 ) -> None:
     """Block accepted → webhook POST, → SSE event, → Data API (p50/p99), on anvil with live
     blocks behind `avadata index` and `avadata serve`; with --hooks N, messages per second;
-    with --ingest-blocks, the indexer's rate with the N webhooks delivering and with none.
+    with --ingest-blocks, the indexer's rate with the N webhooks delivering and with none;
+    with --up, the same latencies on the stack `avadata up` starts.
 
     Example: avadata bench events --txs 20 --interval 0 --hooks 1000 --ingest-blocks 10000
     """
     from avadata.bench import events as bench
     from avadata.bench.machine import describe
 
-    result = bench.run(txs, interval, hooks, poll, ingest_blocks)
+    if up:
+        from avadata.bench import events_up
+
+        found = events_up.run(txs)
+        command = f"avadata bench events --up --txs {txs}"
+        text = bench.report(found, describe(), command, events_up.NOTE)
+        _publish("events --up", text, write_docs)
+        return
+    result = bench.run(txs, interval, hooks, poll)
+    extra: list[str] = []
+    if ingest_blocks:
+        from avadata.bench import events_ingest
+
+        runs = tuple(events_ingest.ingest(ingest_blocks, n, poll) for n in (0, hooks))
+        extra = events_ingest.rows(runs)
     command = (
         f"avadata bench events --txs {txs} --interval {interval:g} --hooks {hooks} --poll {poll:g}"
     ) + (f" --ingest-blocks {ingest_blocks}" if ingest_blocks else "")
-    _publish("events", bench.report(result, describe(), command), write_docs)
+    _publish("events", bench.report(result, describe(), command, extra), write_docs)

@@ -171,6 +171,15 @@ def message(
     }
 
 
+def enveloped(webhook_id: str, chain_id: int, ev: TxEvent, event: bytes) -> bytes:
+    """`canonical(message(...))` from the canonical bytes of its `event` (`event_bytes`): the
+    envelope's keys sort after "event", so the event is encoded once for all the webhooks
+    that share it (a thousand receivers of one address) and only the envelope per webhook."""
+    mid = message_id(webhook_id, chain_id, str(ev.tx["hash"]))
+    tail = canonical({"eventType": EVENT_TYPE, "messageId": mid, "webhookId": webhook_id})
+    return b'{"event":' + event + b"," + tail[1:]
+
+
 class Subscriber(Protocol):
     """What a message is made for: a webhook (store/webhooks/registry.Webhook) or a stream's
     filter (api/webhooks/stream.py)."""
@@ -187,8 +196,15 @@ class Subscriber(Protocol):
     def event_signatures(self) -> tuple[str, ...]: ...
 
 
-def body(to: Subscriber, ev: TxEvent) -> bytes:
-    """The canonical bytes of `message` of one transaction for `to`."""
+def shared_key(to: Subscriber) -> tuple[object, ...]:
+    """What a message's `event` depends on besides the transaction: subscribers with one key
+    get the same `event_bytes`."""
+    flags = (to.chain_id, to.include_internal_txs, to.include_logs)
+    return (*flags, to.event_signatures if to.include_logs else ())
+
+
+def event_bytes(to: Subscriber, ev: TxEvent) -> bytes:
+    """The canonical bytes of the `event` of `to`'s message of one transaction."""
     msg = message(
         to.webhook_id,
         to.chain_id,
@@ -197,7 +213,15 @@ def body(to: Subscriber, ev: TxEvent) -> bytes:
         logs=to.include_logs,
         event_signatures=to.event_signatures,
     )
-    return canonical(msg)
+    return canonical(msg["event"])
+
+
+def body(to: Subscriber, ev: TxEvent, event: bytes | None = None) -> bytes:
+    """The canonical bytes of `message` of one transaction for `to` (`event`: its
+    `event_bytes`, when the caller has them already)."""
+    if event is None:
+        event = event_bytes(to, ev)
+    return enveloped(to.webhook_id, to.chain_id, ev, event)
 
 
 def event_id(ev: TxEvent) -> str:

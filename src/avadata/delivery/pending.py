@@ -64,6 +64,7 @@ def next_messages_many(
         evm = [h.webhook_id for h in hooks if h.scope is None]
         addrs = registry.addresses_of(conn, evm) if evm else {}
         shared: dict[tuple[object, ...], _Read] = {}
+        encoded: dict[tuple[object, ...], bytes] = {}
         for hook in hooks:
             chain = hook.follows
             if chain not in heads:
@@ -79,7 +80,7 @@ def next_messages_many(
             key = _read_key(hook, watched)
             if key not in shared:
                 shared[key] = _read(conn, hook, watched, head, limit)
-            out[hook.webhook_id] = _shape(hook, watched, shared[key])
+            out[hook.webhook_id] = _shape(hook, watched, shared[key], encoded)
     return out
 
 
@@ -166,10 +167,14 @@ def _crossed(
     return [(pos, c) for pos, c in placed if after < pos <= upto]
 
 
-def _shape(hook: Webhook, watched: list[str], read: _Read) -> list[Outgoing]:
-    """The webhook's own messages of a read (pure)."""
+def _shape(
+    hook: Webhook, watched: list[str], read: _Read, encoded: dict[tuple[object, ...], bytes]
+) -> list[Outgoing]:
+    """The webhook's own messages of a read (pure; `encoded`: the EVM events' canonical
+    `event` bytes by position and payload.shared_key, made once for all the webhooks of one
+    call that get them, only the envelopes per webhook)."""
     if hook.scope is None:
-        return [Outgoing(ev.position, payload.body(hook, ev)) for ev in read.loaded]
+        return [Outgoing(ev.position, _evm_body(hook, ev, encoded)) for ev in read.loaded]
     if hook.event_type == primary_payload.ADDRESS_ACTIVITY:
         out = [
             Outgoing(ev.position, primary_payload.address_activity(hook, ev, watched))
@@ -186,6 +191,14 @@ def _shape(hook: Webhook, watched: list[str], read: _Read) -> list[Outgoing]:
             out += [Outgoing(p, thresholds.message(hook, p, c, limit)) for p, c in read.crossed]
             out.sort(key=lambda o: o.position)
     return _skipping(out, read.found)
+
+
+def _evm_body(hook: Webhook, ev: events.TxEvent, encoded: dict[tuple[object, ...], bytes]) -> bytes:
+    key = (ev.position, *payload.shared_key(hook))
+    event = encoded.get(key)
+    if event is None:
+        event = encoded[key] = payload.event_bytes(hook, ev)
+    return payload.body(hook, ev, event)
 
 
 def _skipping(out: list[Outgoing], found: list[tuple[int, int]]) -> list[Outgoing]:

@@ -36,6 +36,7 @@ import os
 import random
 import secrets
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -72,6 +73,25 @@ def backoff_s(attempt: int, base: float, cap: float, rand: Callable[[], float]) 
     together)."""
     full: float = min(cap, base * 2.0 ** min(attempt, 60))
     return full * (0.5 + rand() / 2)
+
+
+def yield_cpu(nice: int) -> None:
+    """Run the calling thread, and the threads it starts later (its loop's store reads), at
+    `nice` at least. Linux only, where a thread's nice value is its own (setpriority on its
+    thread ID): the API or the indexer sharing the process keep theirs.
+
+    Why: the deliveries of many webhooks can take a core, and ingest matters more (a message
+    waits in the store, safe, while its block cannot be read before it is indexed). Lower
+    than the indexer's processes, the worker gets the CPU they leave: as fast as ever when
+    cores are free, slower while a backfill takes them."""
+    if nice <= 0 or not sys.platform.startswith("linux"):
+        return
+    tid = threading.get_native_id()
+    try:
+        if os.getpriority(os.PRIO_PROCESS, tid) < nice:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+    except OSError:  # never expected (lowering one's own priority needs no privilege)
+        log.warning("webhook delivery: cannot lower the delivery thread's priority")
 
 
 class DeliveryWorker:
@@ -123,6 +143,7 @@ class DeliveryWorker:
         self._thread.start()
 
     def _main(self) -> None:
+        yield_cpu(self.settings.webhook_nice)
         try:
             asyncio.run(self.run())
         except Exception:

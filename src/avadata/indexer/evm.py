@@ -146,7 +146,7 @@ class EvmIndexer:
         if start > stop:
             self._check_not_behind(stop, start, parent)
             return stop + 1
-        marked = False
+        marked = flushed = False
         async for group in self.feed.groups(start, stop, known_tokens, self.options.group_chunks):
             # Every batch of the group is checked before any is written: a reorg inside the
             # group stops the indexer with the cursor before the group.
@@ -155,14 +155,24 @@ class EvmIndexer:
             if not marked:
                 self.sink.mark_chain(self.chain_id, self.rpc_url, self.feed.has_traces)
                 marked = True
+            # The range's last group commits under the same hold of the lock: a follower's
+            # block does not wait behind another chain's write between its write and commit.
+            last = group[-1].last_block >= stop
             async with self._write_lock:
-                await asyncio.to_thread(self.sink.write, group)
+                await asyncio.to_thread(self._write, group, last)
             for batch in group:
                 self.progress.update(batch)
+            flushed = last
         # The range is in the store when this returns (follow mode waits here for new blocks).
-        async with self._write_lock:
-            await asyncio.to_thread(self.sink.flush)
+        if not flushed:
+            async with self._write_lock:
+                await asyncio.to_thread(self.sink.flush)
         return stop + 1
+
+    def _write(self, group: list[PreparedBatch], flush: bool) -> None:
+        self.sink.write(group)
+        if flush:
+            self.sink.flush()
 
     async def backfill(self, head: int | None = None) -> int:
         """Index up to the node's head (`head` when the caller knows it already)."""
@@ -221,4 +231,8 @@ class EvmIndexer:
                 log.warning("chain %s: %s; trying again in %.0f s", self.chain_id, exc, wait)
                 await outage.pause(wait, stop_event)
                 continue
-            await watcher.wait(poll_seconds, stop_event)
+            pushed = await watcher.wait(poll_seconds, stop_event)
+            # A pushed head is the node's word already: one round trip less before the fetch
+            # (one below what is indexed, a stale push, is asked again).
+            if pushed is not None and pushed >= self.progress.next_block:
+                known = pushed

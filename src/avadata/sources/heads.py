@@ -86,17 +86,20 @@ class HeadWatcher:
                     self.head = number
                     self.moved.set()
 
-    async def wait(self, seconds: float, stop: asyncio.Event | None) -> None:
-        """Until a new head (only while live), `stop`, or `seconds`, whichever comes first."""
+    async def wait(self, seconds: float, stop: asyncio.Event | None) -> int | None:
+        """Until a new head (only while live), `stop`, or `seconds`, whichever comes first: the
+        head pushed meanwhile (or before, since the last wait), else None."""
         waits = [asyncio.ensure_future(self.moved.wait())] if self.live else []
         if stop is not None:
             waits.append(asyncio.ensure_future(stop.wait()))
         if not waits:
             await asyncio.sleep(seconds)
-            return
+            return None
         try:
             await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for w in waits:
                 w.cancel()
-        self.moved.clear()  # the caller asks the node's head next: nothing is missed
+        pushed = self.head if self.moved.is_set() else None
+        self.moved.clear()  # a head pushed after this is seen by the next wait
+        return pushed
