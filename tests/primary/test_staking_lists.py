@@ -8,6 +8,7 @@ the official SDK parses every list."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import event
 
 from avadata.api.app import create_app
 from avadata.decode.codec.ids import bech32_address, cb58_encode, node_id_str
@@ -24,6 +26,7 @@ from avadata.indexer.primary.run import index_node
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
+from avadata.store.primary.queries import stakers
 from tests.api.http import TestClient
 from tests.store.conftest import pg_cluster  # noqa: F401
 from tests.support.glacier_schema import conforms
@@ -206,6 +209,28 @@ def test_the_uptime_ranking_follows_each_staker_snapshot(world: World, client: T
         replace_staker_live(engine, old)
         engine.dispose()
     assert ranked() == before
+
+
+def test_an_active_page_at_a_kept_head_reads_no_delegation(
+    world: World, client: TestClient
+) -> None:
+    """What active periods show of their delegations and subnet stake is kept per P-chain
+    head: the same page asked again reads its periods only."""
+    q = {"validationStatus": "active", "sortBy": "timeRemaining"}
+    first = pages(client, "validators", size=5, **q)
+    assert any(v["delegatorCount"] for v in first)
+    bound: list[object] = []
+
+    def seen(_conn: Any, _cursor: Any, _sql: str, params: Any, *_: Any) -> None:
+        bound.extend(params.values() if isinstance(params, dict) else params)
+
+    engine = client.app.state.avadata.engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert pages(client, "validators", size=5, **q) == first
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert bound and "delegator" not in bound
 
 
 def test_validator_filters_equal_a_second_computation(world: World, client: TestClient) -> None:
@@ -440,6 +465,33 @@ def test_historical_rewards_are_the_reward_utxos(world: World, client: TestClien
     first = got[0]["addresses"][0]
     mine = pages(client, "rewards", addresses=first)
     assert mine and {r["txHash"] for r in mine} <= {r["txHash"] for r in got}
+    # both sent: both hold (the owner's rewards of that node)
+    node = mine[-1]["nodeId"]
+    both = pages(client, "rewards", size=2, addresses=first, nodeIds=node)
+    assert both == [r for r in mine if r["nodeId"] == node]
+
+
+def test_a_rewards_page_leaves_no_reference_cycles(world: World, client: TestClient) -> None:
+    """The page's statement is built once per shape: one built per request left hundreds of
+    reference cycles, and the collector's passes over them were the route's p99."""
+    nodes = tuple(sorted({node_id_str(n.node_id) for n in world.sim.keys.nodes}))
+    f = stakers.PeriodFilter(kinds=("validator", "delegator"), node_ids=nodes)
+    engine = client.app.state.avadata.engine
+    with engine.connect() as conn:
+        first = stakers.reward_utxos(conn, f, None, 3, desc=True)
+        after = (int(first[-1].rewarded_at), str(first[-1].utxo_id))
+        gc.collect(0)  # the loop's objects alone are young: the collector is off
+        gc.disable()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            for position in (None, after, None, after):
+                assert stakers.reward_utxos(conn, f, position, 3, desc=True)
+            gc.collect(0)
+            assert gc.garbage == []
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
 
 
 # -- errors, engines, the SDK -------------------------------------------------------------------

@@ -31,8 +31,9 @@ from avadata.api.patterns import CB58_ID, at_most, listed
 from avadata.api.primary import params
 from avadata.api.primary.openapi import ok
 from avadata.api.primary.routes import Network
-from avadata.api.primary.validators import Status, shaped
+from avadata.api.primary.validators import Status, active_delegations, shaped
 from avadata.decode.primary.reward import delegation_capacity
+from avadata.records.primary import PRIMARY_SUBNET
 from avadata.store.primary.queries import stakers
 from avadata.store.primary.queries import validators as queries
 from avadata.store.types import Connection
@@ -202,14 +203,15 @@ def _sql_key(sort: str) -> Callable[[Any], tuple[int, str]]:
     return lambda r: (int(r.block_timestamp), str(r.tx_hash))
 
 
-def capacities(conn: Connection, now: int) -> dict[str, int]:
+def capacities(conn: Connection, kept: Kept, now: int) -> dict[str, int]:
     """tx hash -> delegation capacity of every active validator period at `now` (its stake
-    against what its node's active primary delegators hold)."""
-    active = stakers.active_validators(conn, now)
-    held = stakers.delegated(conn, [r.node_id for r in active], now)
+    against what its node's active primary delegations hold)."""
+    held = active_delegations(conn, kept, now)
     return {
-        str(r.tx_hash): delegation_capacity(int(r.amount_staked), held.get(r.node_id, 0))
-        for r in active
+        str(r.tx_hash): delegation_capacity(
+            int(r.amount_staked), held.get((str(r.node_id), PRIMARY_SUBNET), (0, 0))[1]
+        )
+        for r in stakers.active_validators(conn, now)
     }
 
 
@@ -225,7 +227,7 @@ def _ranked(
     """((sort value, tx hash), tx hash) of every period `f` selects within the capacity
     bounds, in the page's order; the capacities kept per P-chain head."""
     rows = list(stakers.period_keys(conn, f, now))
-    caps = kept.get("capacities", lambda: capacities(conn, now))
+    caps = kept.get("capacities", lambda: capacities(conn, kept, now))
     low, high = capacity
     if capacity != (None, None):
         rows = [

@@ -28,6 +28,7 @@ from avadata.api.primary.routes import Network
 from avadata.decode.codec.ids import parse_node_id
 from avadata.decode.codec.reader import DecodeError
 from avadata.decode.primary.reward import delegation_capacity
+from avadata.store.primary.queries import stakers
 from avadata.store.primary.queries import validators as queries
 from avadata.store.types import Connection
 
@@ -56,8 +57,10 @@ def _potential(row: Any) -> int:
 
 
 def period_json(
-    row: Any, status: str, delegators: list[Any], total_active: int, now: int
+    row: Any, status: str, delegated: tuple[int, int], total_active: int
 ) -> dict[str, Any]:
+    """A period in the shape of its status; `delegated` the (count, stake) of its delegations:
+    the active ones of an active period, every one of a completed period."""
     out: dict[str, Any] = {
         "txHash": row.tx_hash,
         "nodeId": row.node_id,
@@ -69,17 +72,16 @@ def period_json(
         **_bls(row),
         "validationStatus": status,
     }
+    count, held = delegated
     if status == "active":
-        current = [d for d in delegators if d.reward_tx_hash is None and d.start_ts <= now]
         weight = int(row.amount_staked)
-        delegated = sum(int(d.amount_staked) for d in current)
         if row.kind == "validator":
-            out["delegationCapacity"] = str(delegation_capacity(weight, delegated))
+            out["delegationCapacity"] = str(delegation_capacity(weight, held))
         out.update(
             {
                 "stakePercentage": 100.0 * weight / total_active if total_active else 0.0,
-                "delegatorCount": len(current),
-                "amountDelegated": str(delegated),
+                "delegatorCount": count,
+                "amountDelegated": str(held),
                 # Unknown without the node's snapshot: 0, never a guess above it.
                 "uptimePerformance": float(row.uptime) if row.uptime is not None else 0.0,
                 "potentialRewards": {
@@ -106,8 +108,8 @@ def period_json(
             rewards["rewardTxHash"] = row.reward_tx_hash
         out.update(
             {
-                "delegatorCount": len(delegators),
-                "amountDelegated": str(sum(int(d.amount_staked) for d in delegators)),
+                "delegatorCount": count,
+                "amountDelegated": str(held),
                 "rewards": rewards,
             }
         )
@@ -156,25 +158,45 @@ def validator_details(
     return JsonResponse(with_token({"validators": out}, token))
 
 
-def shaped(
-    conn: Connection, served: Sequence[Any], now: int, kept: Kept | None = None
-) -> list[dict[str, Any]]:
-    """The served periods, each in the shape of its status at `now`, with its delegators;
-    each subnet's active stake is `kept` per P-chain head when given."""
-    delegs = queries.delegations(conn, served)
+def shaped(conn: Connection, served: Sequence[Any], now: int, kept: Kept) -> list[dict[str, Any]]:
+    """The served periods, each in the shape of its status at `now`. What an active period
+    reads (its node's active delegations, its subnet's active stake) is `kept` per P-chain
+    head; a completed period's delegations are read for the page's completed periods."""
+    statuses = [queries.status_of(row, now) for row in served]
+    active = active_delegations(conn, kept, now) if "active" in statuses else {}
+    completed = [r for r, s in zip(served, statuses, strict=True) if s == "completed"]
+    done = _completed_delegations(conn, completed)
     totals: dict[str, int] = {}
     out = []
-    for row in served:
-        status = queries.status_of(row, now)
-        if status == "active" and row.subnet_id not in totals:
-            subnet = str(row.subnet_id)
-            stake = functools.partial(queries.active_stake, conn, subnet, now)
-            totals[subnet] = stake() if kept is None else kept.get(("stake", subnet), stake)
-        mine = [
-            d
-            for d in delegs
-            if (d.node_id, d.subnet_id) == (row.node_id, row.subnet_id)
-            and row.start_ts <= d.start_ts < row.end_ts
-        ]
-        out.append(period_json(row, status, mine, totals.get(row.subnet_id, 0), now))
+    for row, status in zip(served, statuses, strict=True):
+        key = (str(row.node_id), str(row.subnet_id))
+        if status == "active":
+            subnet = key[1]
+            if subnet not in totals:
+                stake = functools.partial(queries.active_stake, conn, subnet, now)
+                totals[subnet] = kept.get(("stake", subnet), stake)
+            delegated = active.get(key, (0, 0))
+        else:
+            starts = done.get(key, [])
+            mine = [amount for start, amount in starts if row.start_ts <= start < row.end_ts]
+            delegated = (len(mine), sum(mine))
+        out.append(period_json(row, status, delegated, totals.get(key[1], 0)))
+    return out
+
+
+def active_delegations(
+    conn: Connection, kept: Kept, now: int
+) -> dict[tuple[str, str], tuple[int, int]]:
+    """(node ID, subnet ID) -> (count, stake) of its active delegations, kept per P-chain head."""
+    return kept.get("delegated", lambda: stakers.active_delegations(conn, now))
+
+
+def _completed_delegations(
+    conn: Connection, periods: Sequence[Any]
+) -> dict[tuple[str, str], list[tuple[int, int]]]:
+    """(node ID, subnet ID) -> (start, stake) of the delegations within these periods."""
+    out: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for d in queries.delegations(conn, periods):
+        key = (str(d.node_id), str(d.subnet_id))
+        out.setdefault(key, []).append((int(d.start_ts), int(d.amount_staked)))
     return out

@@ -8,14 +8,14 @@ status is validators.status_condition's at the P-chain's current time `now`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, func, literal, or_, select, tuple_
+from sqlalchemy import Connection, Row, Select, bindparam, func, or_, select, tuple_
 from sqlalchemy.sql import ColumnElement
 
-from avadata.records.primary import PRIMARY_SUBNET
 from avadata.store.primary.queries.txs import after_key, ordered, tops_of
 from avadata.store.primary.queries.validators import (
     Position,
@@ -151,19 +151,18 @@ def active_validators(conn: Connection, now: int) -> Sequence[Any]:
     return conn.execute(stmt).all()
 
 
-def delegated(conn: Connection, node_ids: Sequence[str], now: int) -> dict[str, int]:
-    """node ID -> the stake its active primary-network delegators hold at `now`."""
-    if not node_ids:
-        return {}
-    stmt = select(v.node_id, v.amount_staked).where(
-        v.kind == "delegator",
-        v.subnet_id == PRIMARY_SUBNET,
-        v.node_id.in_(sorted(set(node_ids))),
-        status_condition("active", now),
+def active_delegations(conn: Connection, now: int) -> dict[tuple[str, str], tuple[int, int]]:
+    """(node ID, subnet ID) -> (count, stake) of its delegations active at `now`: what an
+    active validation period of that node and subnet holds (a delegation lies within its
+    validator's period, and the node's next period starts after the last one is rewarded)."""
+    stmt = select(v.node_id, v.subnet_id, v.amount_staked).where(
+        v.kind == "delegator", status_condition("active", now)
     )
-    out: dict[str, int] = {}
-    for node_id, amount in conn.execute(stmt):
-        out[str(node_id)] = out.get(str(node_id), 0) + int(amount)
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for node_id, subnet_id, amount in conn.execute(stmt):
+        key = (str(node_id), str(subnet_id))
+        count, held = out.get(key, (0, 0))
+        out[key] = (count + 1, held + int(amount))
     return out
 
 
@@ -199,25 +198,47 @@ def reward_utxos(
     *,
     desc: bool,
 ) -> Sequence[Any]:
-    """The reward UTXOs (platform.getRewardUTXOs, kept by the indexer) of the periods `f`
-    selects, with their period, in (reward UTXO time, UTXO ID) order after `after`. Read
-    from primary_reward_keys: each of `f`'s reward addresses (else its node IDs) walks its
-    own rows from `after`, every other condition checked on the way, so a page reads about a
-    page per key whatever the history."""
-    u, k = primary_utxos.c, primary_reward_keys.c
-    owners = f.reward_addresses or f.node_ids
+    """The reward UTXOs (platform.getRewardUTXOs, kept by the indexer) of the periods of `f`'s
+    kinds, reward addresses and node IDs (its only conditions read here), with their period,
+    in (reward UTXO time, UTXO ID) order after `after`. Read from primary_reward_keys: each
+    of `f`'s reward addresses (else its node IDs) walks its own rows from `after`, so a page
+    reads about a page per key whatever the history."""
+    owners = sorted(set(f.reward_addresses or f.node_ids))
     if not owners:
         raise ValueError("the historical rewards are selected by reward addresses or node IDs")
+    # A key row's period has that reward address (or node): only the nodes beside the
+    # addresses are left to check.
+    nodes = bool(f.reward_addresses and f.node_ids)
+    stmt = _reward_utxos_statement(len(owners), desc, after is not None, nodes)
+    params: dict[str, Any] = {f"o{i}": o for i, o in enumerate(owners)}
+    params.update(limit=limit, kinds=list(f.kinds), nodes=list(f.node_ids))
+    if after is not None:
+        params.update(p0=int(after[0]), p1=str(after[1]))
+    return conn.execute(stmt, params).all()
+
+
+@functools.lru_cache(maxsize=64)
+def _reward_utxos_statement(n: int, desc: bool, paged: bool, nodes: bool) -> Select[Any]:
+    """The page of reward UTXOs of n owners, built once per shape (a statement built per
+    request leaves hundreds of reference cycles for the collector): every value is a bound
+    parameter (o0..on-1 the owners, kinds, nodes, p0 and p1 the position after, limit)."""
+    u, k = primary_utxos.c, primary_reward_keys.c
     key = [k.rewarded_at, k.utxo_id]
+    conds: list[ColumnElement[bool]] = [
+        u.reward_type.is_not(None),
+        v.kind.in_(bindparam("kinds", expanding=True)),
+    ]
+    if nodes:
+        conds.append(v.node_id.in_(bindparam("nodes", expanding=True)))
+    conds += after_key(key, (bindparam("p0"), bindparam("p1")) if paged else None, desc)
     branches = [
         select(*key)
         .join(primary_utxos, u.utxo_id == k.utxo_id)
         .join(primary_validations, v.tx_hash == u.tx_hash)
-        .where(k.owner == owner, u.reward_type.is_not(None), *_conditions(f, 0))
-        .where(*after_key(key, after, desc))
-        for owner in sorted(set(owners))
+        .where(k.owner == bindparam(f"o{i}"), *conds)
+        for i in range(n)
     ]
-    top = tops_of(branches, key, desc, literal(limit))
+    top = tops_of(branches, key, desc, bindparam("limit"))
     stmt = (
         select(
             u.utxo_id,
@@ -239,4 +260,4 @@ def reward_utxos(
         .join(primary_validations, v.tx_hash == u.tx_hash)
     )
     order = ordered([top.c.rewarded_at, top.c.utxo_id], desc)
-    return list(conn.execute(stmt.order_by(*order).limit(limit)).all())
+    return stmt.order_by(*order).limit(bindparam("limit"))

@@ -122,10 +122,9 @@ def list_validations(
     return conn.execute(stmt.order_by(*order).limit(limit)).all()
 
 
-def delegations(
-    conn: Connection, periods: Sequence[Row[tuple[object, ...]]]
-) -> list[Row[tuple[object, ...]]]:
-    """The delegator periods overlapping each validator period of the same node and subnet."""
+def delegations(conn: Connection, periods: Sequence[Row[tuple[object, ...]]]) -> list[Any]:
+    """(node ID, subnet ID, start, stake) of the delegator periods that start within each
+    validator period of the same node and subnet."""
     if not periods:
         return []
     conds = [
@@ -137,7 +136,9 @@ def delegations(
         )
         for p in periods
     ]
-    stmt = select(primary_validations).where(v.kind == "delegator", or_(*conds))
+    stmt = select(v.node_id, v.subnet_id, v.start_ts, v.amount_staked).where(
+        v.kind == "delegator", or_(*conds)
+    )
     return list(conn.execute(stmt).all())
 
 
