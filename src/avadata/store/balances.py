@@ -139,7 +139,8 @@ def write_erc721_owners(
         # The replay guard: only a strictly later transfer may change the owner.
         where=lambda ex: tuple_(ex.block_number, ex.log_index, ex.batch_index) > stored,
     )
-    conn.execute(
+    dialect.insert_many(
+        conn,
         stmt,
         [
             {
