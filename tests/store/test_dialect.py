@@ -89,40 +89,6 @@ def test_upsert_without_guard_overwrites(engine):
     assert _dump(engine, t) == [(1, "b", 1)]
 
 
-def test_insert_many_equals_one_statement_per_row(engine):
-    """insert_many of a guarded upsert over more rows than one multi-row statement holds
-    stores what executing it row by row stores; on PostgreSQL in a statement per 1,000 rows."""
-    t = _kv(engine)
-    md = MetaData()
-    twin = Table("kv2", md, *(Column(c.name, c.type, primary_key=c.primary_key) for c in t.c))
-    md.create_all(engine)
-    first = [{"k": k, "v": f"a{k}", "version": k % 7} for k in range(2500)]
-    second = [{"k": k, "v": f"b{k}", "version": k % 5} for k in range(0, 3000, 2)]
-
-    def stmt(conn, table):
-        return dialect.upsert(
-            conn,
-            table,
-            keys=("k",),
-            set_=lambda ex: {"v": ex.v, "version": ex.version},
-            where=lambda ex: ex.version > table.c.version,
-        )
-
-    sent = []
-    event.listen(engine, "before_cursor_execute", lambda *a: sent.append(a[2]))
-    with engine.begin() as conn:
-        for rows in (first, second):
-            before = len(sent)
-            dialect.insert_many(conn, stmt(conn, t), rows)
-            if engine.dialect.name == "postgresql":
-                assert len(sent) - before == -(-len(rows) // 1000)
-            for row in rows:
-                conn.execute(stmt(conn, twin), row)
-        dialect.insert_many(conn, stmt(conn, t), [])
-    assert _dump(engine, t) == _dump(engine, twin)
-    assert len(_dump(engine, t)) == 2750
-
-
 def test_migration_lock_runs_inside_a_transaction(engine):
     with engine.begin() as conn:
         dialect.migration_lock(conn)

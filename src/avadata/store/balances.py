@@ -139,8 +139,7 @@ def write_erc721_owners(
         # The replay guard: only a strictly later transfer may change the owner.
         where=lambda ex: tuple_(ex.block_number, ex.log_index, ex.batch_index) > stored,
     )
-    dialect.insert_many(
-        conn,
+    conn.execute(
         stmt,
         [
             {

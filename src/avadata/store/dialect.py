@@ -8,8 +8,6 @@ The divergences, all of them:
 - URLs and engine options (driver, SQLite PRAGMAs, read-only connections);
 - how a transaction begins on SQLite (BEGIN IMMEDIATE for the writer);
 - INSERT ... ON CONFLICT (both engines spell it alike, but SQLAlchemy builds it per dialect);
-- many rows through one INSERT or upsert (`insert_many`): executemany on SQLite, multi-row
-  statements on PostgreSQL;
 - the bulk path for a batch's rows: executemany on SQLite; on PostgreSQL, COPY into a temp
   table then one INSERT ... SELECT ... ON CONFLICT DO NOTHING (faster per row than arrays,
   docs/store.md), or for a few rows one INSERT ... SELECT FROM unnest(arrays) (one round
@@ -666,22 +664,6 @@ def upsert(
         where=where(base.excluded) if where is not None else None,
     )
     return stmt
-
-
-def insert_many(conn: Connection, stmt: Insert, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Run the INSERT (or upsert) `stmt` for each of `rows`, whose keys must be distinct (one
-    multi-row statement may not touch a row twice). SQLite: executemany, one cheap call per row
-    in process. PostgreSQL: multi-row statements of up to 1,000 rows (SQLAlchemy's
-    "insertmanyvalues", which it applies to an executemany only with RETURNING): the driver's
-    executemany sends a statement per row, each parsed, bound and executed by the server (the
-    writer's ERC-721 owners alone were thousands a backfill)."""
-    if not rows:
-        return
-    if conn.dialect.name == "postgresql":
-        key = next(iter(stmt.table.primary_key.columns))  # type: ignore[attr-defined]
-        conn.execute(stmt.returning(key), rows).close()
-        return
-    conn.execute(stmt, rows)
 
 
 def migration_lock(conn: Connection) -> None:

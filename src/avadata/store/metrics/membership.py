@@ -133,7 +133,7 @@ def _bump(conn: Connection, deltas: Deltas) -> None:
         keys=["scope", "kind", "interval", "bucket"],
         set_=lambda ex: {"count": metric_counts.c["count"] + ex["count"]},
     )
-    dialect.insert_many(conn, stmt, rows)
+    conn.execute(stmt, rows)
 
 
 def _first_seen(conn: Connection, scope: str, new_days: set[Member], deltas: Deltas) -> None:

@@ -137,8 +137,7 @@ def _write_sums(
         return
     zero = {c: 0 for c in _SUM_COLS} | {"first_ts": None, "last_ts": None, "max_tps": 0.0}
     zero |= {"max_gps": 0.0, "first_ms": None, "last_ms": None}
-    dialect.insert_many(
-        conn,
+    conn.execute(
         dialect.insert_or_ignore(conn, metric_sums),
         [{"chain_id": chain_id, "interval": i.code, "bucket": b, **zero} for i, b in deltas],
     )

@@ -30,7 +30,7 @@ def count(conn: Connection, source: str, rows: Mapping[str, int]) -> None:
         keys=("source", "table_name"),
         set_=lambda ex: {"rows": _R.rows + ex.rows},
     )
-    dialect.insert_many(conn, stmt, values)
+    conn.execute(stmt, values)
 
 
 def read(conn: Connection) -> list[tuple[str, str, int]]:
