@@ -12,7 +12,6 @@ from sqlalchemy import event
 
 from avadata.api.app import create_app
 from avadata.settings import Settings
-from avadata.store.dialect import ROW_COUNT
 from avadata.store.engine import make_reader_engine
 from avadata.store.types import Engine
 from tests.api.http import TestClient
@@ -80,57 +79,6 @@ def test_postgres_list_queries_use_index_ranges(
             chains = {int(c) for c in re.findall(r"\b\w+_c(\d+)_b\d+\b", "\n".join(plan))}
             assert chains <= {CHAIN_ID}, (path, "partitions not pruned", "\n".join(plan))
     engine.dispose()
-
-
-@pytest.mark.postgres
-@pytest.mark.parametrize("path,key,limit", LISTS)
-def test_postgres_generic_plans_use_index_ranges(
-    pg_store: str, path: str, key: str, limit: int
-) -> None:
-    """The route bodies' sessions run every prepared statement on its generic plan
-    (store/engine.make_pages_engine), planned without the parameters' values: each list's
-    generic plan, its row count in the text as the prepared read writes it (dialect.ROW_COUNT),
-    reads index ranges too, and prunes the other chain's leaves at its start. (The statements
-    with a row count: the pages themselves; balances:listErc20's recursive walk counts its
-    own rows.)"""
-    engine, seen = _statements(pg_store, path)
-    with engine.connect() as conn:
-        conn.exec_driver_sql("SET enable_seqscan = off")
-        conn.exec_driver_sql("SET enable_sort = off")
-        conn.exec_driver_sql("SET plan_cache_mode = force_generic_plan")
-        for sql, params in [(q, p) for q, p in seen if ROW_COUNT in p]:
-            plan = _generic_plan(conn, sql, params)
-            assert _pg_full_reads(plan) == [], (path, sql, "\n".join(plan))
-            chains = {int(c) for c in re.findall(r"\b\w+_c(\d+)_b\d+\b", "\n".join(plan))}
-            assert chains <= {CHAIN_ID}, (path, "partitions not pruned", "\n".join(plan))
-    engine.dispose()
-
-
-def _generic_plan(conn: Any, sql: str, params: dict[str, Any]) -> list[str]:
-    """EXPLAIN of `sql` (psycopg's %(name)s parameters) prepared with its row count written in
-    and its other parameters as $1, $2, ..., executed with `params`."""
-    names: list[str] = []
-
-    def number(m: re.Match[str]) -> str:
-        if m.group(1) not in names:
-            names.append(m.group(1))
-        return f"${names.index(m.group(1)) + 1}"
-
-    counted = sql.replace(f"%({ROW_COUNT})s", str(params[ROW_COUNT]))
-    conn.exec_driver_sql("PREPARE page AS " + re.sub(r"%\((\w+)\)s", number, counted))
-    try:
-        values = ", ".join(_literal(params[n]) for n in names)  # EXECUTE binds no parameters
-        return [str(r[0]) for r in conn.exec_driver_sql(f"EXPLAIN EXECUTE page({values})")]
-    finally:
-        conn.exec_driver_sql("DEALLOCATE page")
-
-
-def _literal(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return {True: "TRUE", False: "FALSE", None: "NULL"}[value]
-    if isinstance(value, int):
-        return str(value)
-    return "'" + str(value).replace("'", "''") + "'"
 
 
 def _pg_full_reads(plan: list[str]) -> list[str]:

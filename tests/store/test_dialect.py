@@ -26,7 +26,6 @@ from sqlalchemy.exc import DBAPIError, StatementError
 
 from avadata.store import dialect, make_engine, make_reader_engine
 from avadata.store.coltypes import I256, U256
-from avadata.store.engine import make_pages_engine
 from avadata.store.migrate import migrate
 from avadata.store.schema import chains
 
@@ -362,62 +361,6 @@ def test_read_rows_reads_what_execute_reads(engine):
         # prepared path's KeyError).
         with pytest.raises((KeyError, StatementError)):
             dialect.read_rows(conn, _read_cases(t)[0][0], {"chain": 1})
-
-
-def test_postgres_prepared_pages_keep_their_generic_plan(db_url, engine):
-    """On PostgreSQL read_rows writes a page's row count into the statement (ROW_COUNT): with
-    LIMIT $n bound, the server's generic plan guesses a tenth of the table, so it planned every
-    execution for its values. Run past psycopg's prepare threshold and the server's five
-    custom plans, the statement runs on its generic plan, reading what execute() reads."""
-    if engine.dialect.name == "sqlite":
-        pytest.skip("SQLite plans nothing server-side")
-    t = _ledger(engine)
-    rows = [(1, "0xa", 7, n, n) for n in range(1, 9)]
-    with engine.begin() as conn:
-        dialect.bulk_insert_ignore(
-            conn, t, ("chain_id", "token", "token_id", "block_number", "balance"), rows
-        )
-    c = t.c
-    stmt = (
-        select(c.block_number, c.balance)
-        .where(c.chain_id == bindparam("chain"), c.block_number < bindparam("below"))
-        .order_by(c.block_number.desc())
-        .limit(bindparam(dialect.ROW_COUNT))
-    )
-    params = {"chain": 1, "below": 6, dialect.ROW_COUNT: 3}
-    reader = make_reader_engine(db_url)
-    try:
-        with reader.connect() as conn:
-            for _ in range(12):
-                got = dialect.read_rows(conn, stmt, params)[1]
-                assert [tuple(r) for r in got] == [(5, 5), (4, 4), (3, 3)]
-            plans = conn.exec_driver_sql(
-                "SELECT statement, generic_plans FROM pg_prepared_statements"
-            ).all()
-    finally:
-        reader.dispose()
-    [(sql, generic)] = [(q, g) for q, g in plans if "ledger" in q]
-    assert "LIMIT 3" in sql and generic > 0, plans
-
-
-def test_the_pages_engine_runs_generic_plans_and_only_reads(db_url, engine):
-    """The API's route bodies read through make_pages_engine: on PostgreSQL its own read-only
-    sessions, each prepared statement on its generic plan; the app's reader keeps the
-    planner's choice. SQLite plans nothing server-side: the reader itself."""
-    reader = make_reader_engine(db_url)
-    pages = make_pages_engine(db_url, reader)
-    try:
-        if engine.dialect.name == "sqlite":
-            assert pages is reader
-            return
-        with pages.connect() as conn:
-            assert conn.exec_driver_sql("SHOW plan_cache_mode").scalar_one() == "force_generic_plan"
-            assert conn.exec_driver_sql("SHOW transaction_read_only").scalar_one() == "on"
-        with reader.connect() as conn:
-            assert conn.exec_driver_sql("SHOW plan_cache_mode").scalar_one() == "auto"
-    finally:
-        pages.dispose()
-        reader.dispose()
 
 
 def test_read_rows_reads_one_snapshot_per_connection_use(tmp_path):

@@ -57,7 +57,7 @@ from avadata.api.webhooks import routes as webhook_routes
 from avadata.api.webhooks import stream as webhook_stream
 from avadata.settings import Settings
 from avadata.store.dialect import queries_in_process, read_concurrency
-from avadata.store.engine import make_pages_engine, make_reader_engine
+from avadata.store.engine import make_reader_engine
 from avadata.store.types import Engine
 
 _ROUTERS = (
@@ -122,15 +122,12 @@ def _money_schema(schema: dict[str, Any], settings: Settings) -> None:
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     """The Data API app. `engine` defaults to a read-only engine on `settings.read_db_url`
     (a replica), else on `settings.db_url`."""
-    url = settings.read_db_url or settings.db_url
-    pages = engine
-    engine = engine or make_reader_engine(url)
-    pages = pages or make_pages_engine(url, engine)
+    engine = engine or make_reader_engine(settings.read_db_url or settings.db_url)
     prices: PriceSource | None = (
         FilePriceSource(settings.prices_file) if settings.prices_file is not None else None
     )
-    loop = LoopConnection(pages)
-    bound = read_concurrency(pages)
+    loop = LoopConnection(engine)
+    bound = read_concurrency(engine)
     inline = queries_in_process(engine)
     if settings.api_inline_reads is not None:
         inline = settings.api_inline_reads
@@ -139,8 +136,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         loop.close()
-        if pages is not engine:
-            pages.dispose()
         app.state.avadata.writer.close()
 
     app = FastAPI(

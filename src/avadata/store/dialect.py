@@ -175,9 +175,8 @@ _READ_POOL_OVERFLOW = 8
 _PING_AFTER_IDLE_S = 10.0
 
 
-def engine_kwargs(url: URL, *, read_only: bool, generic_plans: bool = False) -> dict[str, Any]:
-    """Keyword arguments for `sqlalchemy.create_engine` on this URL. `generic_plans` (a
-    reader's): PostgreSQL runs every prepared statement on its generic plan."""
+def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
+    """Keyword arguments for `sqlalchemy.create_engine` on this URL."""
     if url.get_backend_name() == "sqlite":
         return {}
     # A server that drops packets (a wrong host, a firewall) fails in 10 s instead of hanging
@@ -192,15 +191,6 @@ def engine_kwargs(url: URL, *, read_only: bool, generic_plans: bool = False) -> 
         }
     # The server refuses any write in these sessions, as a read-only SQLite handle does.
     connect_args["options"] = "-c default_transaction_read_only=on"
-    if generic_plans:
-        # The API's pages: on the statements' first five executions the planner plans for
-        # their values and keeps that custom plan when it is cheaper for them, which it is
-        # for a hot address (a merge join from the chain's newest row down), so every
-        # execution was planned anew, the planning costing several times the execution.
-        # The generic plan of a keyset page (index ranges, nested loops, the page's row
-        # count in the text: ROW_COUNT) executes as fast for every value
-        # (tests/api/test_query_plans.py checks each list's).
-        connect_args["options"] += " -c plan_cache_mode=force_generic_plan"
     return {
         # Each statement its own (read-only) transaction: a read in a transaction costs a BEGIN
         # and a ROLLBACK round trip besides its own, and buys nothing at READ COMMITTED, where
@@ -286,17 +276,7 @@ def install_hooks(engine: Engine, *, read_only: bool) -> None:
 # at the statement's first execution; psycopg prepares the statement server-side from its
 # fifth execution on a connection. Statements SQLAlchemy must rewrite per execution
 # (expanding IN lists, literal-rendered parameters) keep SQLAlchemy's path.
-#
-# On PostgreSQL a page's row count (the parameter named `ROW_COUNT`, an int) is written into
-# the statement's text rather than bound: the server plans a prepared statement's first five
-# executions for their values, then keeps one generic plan if that costs no more, and a
-# generic plan estimates LIMIT $n as a tenth of the table, so it never did: every execution
-# of every list was planned anew, planning costing several times the execution itself
-# (docs/benchmarks.md). With the count in the text the generic plan is the page's plan. A
-# statement then has one text per row count a client asks for (psycopg keeps the 100 most
-# recent prepared per connection).
 
-ROW_COUNT = "limit"
 _REQUIRED: Any = object()
 
 
@@ -311,8 +291,6 @@ class _Prepared:
     # on PostgreSQL filled at the first execution (the result's type OIDs), under key None.
     decoders: tuple[tuple[int, Callable[[Any], Any]], ...]
     late: dict[None, tuple[tuple[int, Callable[[Any], Any]], ...]] | None = None
-    # PostgreSQL, when the statement has a ROW_COUNT parameter: its text per row count.
-    counted: dict[int, str] | None = None
 
 
 @lru_cache(maxsize=1024)
@@ -335,8 +313,7 @@ def _prepare(dialect_: Any, stmt: Select[Any]) -> _Prepared | None:
         binds.append((name, fixed, bind.type.dialect_impl(dialect_).bind_processor(dialect_)))
     keys = tuple(stmt.selected_columns.keys())
     if dialect_.name != "sqlite":
-        counted: dict[int, str] | None = {} if ROW_COUNT in compiled.binds else None
-        return _Prepared(str(compiled), tuple(binds), keys, (), late={}, counted=counted)
+        return _Prepared(str(compiled), tuple(binds), keys, (), late={})
     decoders = []
     for i, col in enumerate(stmt.selected_columns):
         decode = col.type.dialect_impl(dialect_).result_processor(dialect_, None)
@@ -364,19 +341,6 @@ def _instrumented(conn: Connection) -> bool:
     return bool(d.before_cursor_execute or d.after_cursor_execute or conn.engine.echo)
 
 
-def _counted(sql: str, texts: dict[int, str], args: dict[str, Any]) -> str:
-    """The text of `sql` with its row count (`args[ROW_COUNT]`, taken out of `args`) written
-    in; `sql` itself when the count is not an int."""
-    count = args[ROW_COUNT]
-    if type(count) is not int:
-        return sql
-    del args[ROW_COUNT]
-    text_ = texts.get(count)
-    if text_ is None:
-        text_ = texts[count] = sql.replace(f"%({ROW_COUNT})s", str(count))
-    return text_
-
-
 def read_rows(
     conn: Connection, stmt: Select[Any], params: Mapping[str, Any]
 ) -> tuple[tuple[str, ...], list[Sequence[Any]]]:
@@ -393,14 +357,11 @@ def read_rows(
         value = params[name] if fixed is _REQUIRED else params.get(name, fixed)
         values.append(value if encode is None else encode(value))
     driver: Any = conn.connection.driver_connection
-    sql = prepared.sql
     if prepared.late is None:
         args: Any = values
     else:
         args = dict(zip((b[0] for b in prepared.binds), values, strict=True))
-        if prepared.counted is not None:
-            sql = _counted(prepared.sql, prepared.counted, args)
-    cursor = driver.execute(sql, args)
+    cursor = driver.execute(prepared.sql, args)
     try:
         rows: list[Sequence[Any]] = cursor.fetchall()
         decoders = prepared.decoders
