@@ -65,11 +65,12 @@ class U256(TypeDecorator[int]):
         return int(value)
 
     def result_processor(self, dialect: Dialect, coltype: Any) -> Any:
-        # One plain function per value instead of TypeDecorator's closure around the method:
-        # a whole block's transactions decode 150 of these.
+        # One plain function per value instead of TypeDecorator's closure around the method
+        # (and, on PostgreSQL, around the Numeric's processor, none for psycopg's Decimal): a
+        # whole block's transactions decode 150 of these.
         if _is_sqlite(dialect):
             return _u256_from_sqlite
-        return super().result_processor(dialect, coltype)
+        return _int_or_none
 
     def bind_processor(self, dialect: Dialect) -> Any:
         # Likewise on the way in: the indexer encodes ~600,000 of these per 100,000 txs.
@@ -140,6 +141,19 @@ def _i256_to_text(value: int | None) -> str | None:
     return f"0{v:078d}" if v >= 0 else f"-{_NEG_BASE + v:078d}"
 
 
+def _int_or_none(value: Any) -> int | None:
+    """A NUMERIC(78, 0) as psycopg returns it (a Decimal) -> int."""
+    return None if value is None else int(value)
+
+
+def _i256_from_any(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _i256_from_text(value)
+    return int(value)
+
+
 def _u256_from_sqlite(value: str | int | None) -> int | None:
     if value is None or type(value) is int:
         return value
@@ -171,16 +185,12 @@ class I256(TypeDecorator[int]):
         return None if value is None else _i256_checked(value)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return _i256_from_text(value)
-        return int(value)
+        return _i256_from_any(value)
 
     def result_processor(self, dialect: Dialect, coltype: Any) -> Any:
         if _is_sqlite(dialect):
             return _i256_from_text
-        return super().result_processor(dialect, coltype)
+        return _i256_from_any
 
     def bind_processor(self, dialect: Dialect) -> Any:
         if _is_sqlite(dialect):
