@@ -1,18 +1,19 @@
 """`avadata bench events --ingest-blocks N`: the indexer's ingest rate while `hooks` webhooks
 are delivered, beside its rate with none (the issue holds the first to 90% of the second).
 
-Stage: bench. The processes and settings of `avadata up` (and of a deployment): `avadata
-serve` delivers (it holds the store's delivery lease; a following `avadata index` leaves it
-to serve), `avadata index` backfills and follows, both with their default settings. An
-automining anvil holds N blocks of transfers between two accounts; every webhook watches both,
-so every block is a message to each of them. `serve` starts first, with the webhooks made from
-block 0, and holds the lease before `index` starts: from the indexer's first commit on,
-every webhook has messages waiting, and the worker delivers as fast as it can while the rest
-of the backfill is written. The window runs from the first commit the store shows to the
-last block; its blocks per second, the messages POSTed in it and the CPU-seconds each process
-(index with its fetch process; serve) spent in it are the result. A window under half the
-chain (most of it in the first commit) is flagged: give more blocks. The receiver runs in
-this process at nice 19 (a production one runs elsewhere: here it takes what is left).
+Stage: bench. The processes and settings of `avadata up` (and of a deployment): `avadata serve`
+delivers (it holds the store's delivery lease; a following `avadata index` leaves it to serve),
+`avadata index` backfills and follows, both with their default settings. An anvil holds N blocks
+of TRANSFERS_PER_BLOCK transfers between two accounts (a block of a busy chain, so that the
+backfill lasts long enough to be measured); every webhook watches both, so every transfer is a
+message to each of them. `serve` starts first, with the webhooks made from block 0, and holds
+the lease before `index` starts: from the indexer's first commit on, every webhook has messages
+waiting, and the worker delivers as fast as it can while the rest of the backfill is written.
+The window runs from the first commit the store shows to the last block; its blocks per second,
+the messages POSTed in it and the CPU-seconds each process (index with its fetch process; serve)
+spent in it are the result. A window under half the chain (most of it in the first commit) is
+flagged: give more blocks. The receiver runs in this process at nice 19 (a production one runs
+elsewhere: here it takes what is left).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from avadata.store.types import Engine
 from avadata.store.webhooks import events as stored_events
 from avadata.store.webhooks import lease, registry
 
+TRANSFERS_PER_BLOCK = 20
+
 
 @dataclass(frozen=True)
 class Ingest:
@@ -57,22 +60,21 @@ class Ingest:
 
 
 def _fill(rpc: str, blocks: int) -> tuple[tuple[str, str], int]:
-    """A chain of at least `blocks` blocks, each of transfers between the first two accounts
-    (automine: sends of one JSON-RPC batch may share a block), sent 200 at a time: (both
-    accounts, the last block)."""
+    """A chain of `blocks` blocks of TRANSFERS_PER_BLOCK transfers each between the first two
+    accounts, mined one batch at a time: (both accounts, the last block)."""
     accounts = _rpc(rpc, "eth_accounts", [])
     sender, to = str(accounts[0]).lower(), str(accounts[1]).lower()
     tx = {"from": sender, "to": to, "value": "0x1"}
-    head = 0
+    sends = [
+        {"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction", "params": [tx]}
+        for i in range(TRANSFERS_PER_BLOCK)
+    ]
     with httpx.Client(timeout=120) as client:
-        while head < blocks:
-            batch = [
-                {"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction", "params": [tx]}
-                for i in range(min(200, blocks - head))
-            ]
-            client.post(rpc, json=batch).raise_for_status()
-            head = int(_rpc(rpc, "eth_blockNumber", []), 16)
-    return (sender, to), head
+        for _ in range(blocks):
+            client.post(rpc, json=sends).raise_for_status()
+            mined = {"jsonrpc": "2.0", "id": 0, "method": "evm_mine", "params": []}
+            client.post(rpc, json=mined).raise_for_status()
+    return (sender, to), int(_rpc(rpc, "eth_blockNumber", []), 16)
 
 
 def _store(folder: Path, watched: tuple[str, ...], url: str, hooks: int) -> str:
@@ -172,7 +174,7 @@ def ingest(blocks: int, hooks: int, poll: float) -> Ingest:
     path = f"/hook/{secrets.token_hex(8)}"
     receiver = _receiver(stamps, path)
     hook_url = f"http://127.0.0.1:{receiver.server_address[1]}{path}"
-    anvil = start_anvil(AnvilOptions(chain_id=CHAIN_ID, automine=True))
+    anvil = start_anvil(AnvilOptions(chain_id=CHAIN_ID))
     try:
         with tempfile.TemporaryDirectory() as tmp:
             watched, last = _fill(anvil.rpc_url, blocks)
