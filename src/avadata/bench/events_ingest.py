@@ -64,16 +64,25 @@ def _fill(rpc: str, blocks: int) -> tuple[tuple[str, str], int]:
     accounts, mined one batch at a time: (both accounts, the last block)."""
     accounts = _rpc(rpc, "eth_accounts", [])
     sender, to = str(accounts[0]).lower(), str(accounts[1]).lower()
-    tx = {"from": sender, "to": to, "value": "0x1"}
-    sends = [
-        {"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction", "params": [tx]}
-        for i in range(TRANSFERS_PER_BLOCK)
-    ]
+    # Explicit nonces: anvil handles a batch's sends concurrently and would give some the same.
+    nonce = int(_rpc(rpc, "eth_getTransactionCount", [sender, "pending"]), 16)
+    mine = {"jsonrpc": "2.0", "id": 0, "method": "evm_mine", "params": []}
     with httpx.Client(timeout=120) as client:
         for _ in range(blocks):
-            client.post(rpc, json=sends).raise_for_status()
-            mined = {"jsonrpc": "2.0", "id": 0, "method": "evm_mine", "params": []}
-            client.post(rpc, json=mined).raise_for_status()
+            sends = [
+                {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "eth_sendTransaction",
+                    "params": [{"from": sender, "to": to, "value": "0x1", "nonce": hex(nonce + i)}],
+                }
+                for i in range(TRANSFERS_PER_BLOCK)
+            ]
+            answers = client.post(rpc, json=sends).json()
+            if any("error" in a for a in answers):
+                raise RuntimeError(f"anvil refused a transfer: {answers}")
+            nonce += TRANSFERS_PER_BLOCK
+            client.post(rpc, json=mine).raise_for_status()
     return (sender, to), int(_rpc(rpc, "eth_blockNumber", []), 16)
 
 
