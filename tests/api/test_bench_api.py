@@ -129,10 +129,12 @@ def test_deep_token_lands_where_the_servers_tokens_do(
 _STATEMENTS = {
     "blocks": 1,
     "getBlock": 1,
+    "block transactions (whole block)": 1,
     "getTransaction": 2,
     "listTransactions": 2,
     "getNativeBalance": 1,
     "balances:listErc20": 2,
+    "balances:listCollectibles": 2,
     "getDeploymentTransaction": 2,
     "getContractMetadata (ERC-20)": 1,
     "listAddressChains": 1,
