@@ -1,6 +1,7 @@
 """`avadata bench api` measures real work: on a small bench store every endpoint it loads
 answers 200 with a non-empty list, and its deep-page tokens (made by the bench, not the
-server) land exactly where following the server's own nextPageToken lands."""
+server) land exactly where following the server's own nextPageToken lands; on PostgreSQL a few
+endpoints send no more statements per request than they do today."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+import psycopg
 import pytest
 
+from avadata.api import deps, freshness
 from avadata.api.app import create_app
 from avadata.bench import api_load, api_store
 from avadata.settings import Settings
@@ -118,3 +121,46 @@ def test_deep_token_lands_where_the_servers_tokens_do(
     walked = c.get(path, params={"pageToken": token}).json()
     jumped = c.get(path, params={"pageToken": _deep(c, url)[key]}).json()
     assert jumped[items] == walked[items]
+
+
+# Statements one warm request sends on PostgreSQL (psycopg's executes): each is a round trip
+# and the server's bind and execute, what PostgreSQL costs per request beyond SQLite
+# (docs/benchmarks.md, "Statements per request"). A change that adds one shows here.
+_STATEMENTS = {
+    "blocks": 1,
+    "getBlock": 1,
+    "block transactions (whole block)": 1,
+    "getTransaction": 2,
+    "listTransactions": 2,
+    "getNativeBalance": 1,
+    "balances:listErc20": 2,
+    "balances:listCollectibles": 2,
+    "getDeploymentTransaction": 2,
+    "getContractMetadata (ERC-20)": 1,
+    "listAddressChains": 1,
+}
+
+
+def test_statements_per_request_on_postgres(
+    served: tuple[TestClient, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    c, url = served
+    if not url.startswith("postgresql"):
+        pytest.skip("counts PostgreSQL's statements")
+    paths = dict(api_load.endpoints(_deep(c, url), PAGE, 30))
+    # What a process looks up once per interval, not per request: the chain's row, its head.
+    monkeypatch.setattr(freshness, "TTL_S", 3600.0)
+    monkeypatch.setattr(deps._ChainCache, "ttl_s", 3600.0)
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self: psycopg.Cursor[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(str(query))
+        return execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    for name, want in _STATEMENTS.items():
+        assert c.get(paths[name]).status_code == 200  # warm: those lookups made
+        sent.clear()
+        assert c.get(paths[name]).status_code == 200
+        assert len(sent) == want, (name, sent)

@@ -4,7 +4,7 @@ under /v2) with each transaction's transfers and internal transactions, and
 
 Stage: api. The transactions are those the address sent or received (docs/compatibility.md),
 newest first unless sortOrder=asc; startBlock inclusive, endBlock exclusive. A page's details
-come from two more statements for the whole page, not two per transaction.
+come from one more statement for the whole page, not one per transaction.
 """
 
 from __future__ import annotations
@@ -76,9 +76,8 @@ def _detailed(
         conn, chain_id, address, start, end, after, limit, ascending=sortOrder == "asc"
     )
     keys = tx_detail.keys_of(rows)
-    transfers = tx_detail.transfers_of(conn, chain_id, keys)
-    internals = tx_detail.internals_of(conn, chain_id, keys)
-    return [Detailed(r, transfers[k], internals[k]) for r, k in zip(rows, keys, strict=True)]
+    found = tx_detail.details_of(conn, chain_id, keys)
+    return [Detailed(r, *found[k]) for r, k in zip(rows, keys, strict=True)]
 
 
 def _is_spam(r: AnyRow) -> bool:

@@ -46,8 +46,7 @@ Status = Annotated[Literal["failed", "success"] | None, Query()]
 
 def _address_chains(st: AppState, address: str) -> JsonResponse:
     with read_conn(st) as conn:
-        rows = chain_queries.list_chains(conn)
-        seen = [r for r in rows if presence.seen_on(conn, r.chain_id, address.lower())]
+        seen = presence.chains_seen(conn, address.lower())
         body: ListAddressChainsResponse = {
             "indexedChains": [chain_info(r, st.settings) for r in seen],
             # Every chain the store knows is indexed: none is left out for lack of indexing.

@@ -37,7 +37,6 @@ from avadata.api.fastroute import FastRoute
 from avadata.api.paging import BalancePageSize, PageToken, cut, page, with_token
 from avadata.api.patterns import evm_addresses
 from avadata.store.queries import balances as queries
-from avadata.store.queries import blocks as block_queries
 from avadata.store.queries.chains import ChainRow
 from avadata.store.types import Connection
 
@@ -65,9 +64,8 @@ def _priced(
 
 
 def native_balance(
-    st: AppState, conn: Connection, chain: ChainRow, holder: str, block: int | None, currency: str
+    st: AppState, chain: ChainRow, raw: int | None, currency: str
 ) -> NativeTokenBalance:
-    raw = None if block is None else queries.native_at(conn, chain.chain_id, holder, block)
     token = network_token(chain, st.settings)  # the chain's own gas token, else AVAX
     decimals = token["decimals"]
     out: dict[str, Any] = {
@@ -78,6 +76,16 @@ def native_balance(
     }
     _priced(out, st, chain.chain_id, "native", raw or 0, decimals, currency)
     return cast(NativeTokenBalance, out)
+
+
+def block_and_native(
+    conn: Connection, chain: ChainRow, holder: str, raw_block: str | None
+) -> tuple[int | None, int | None]:
+    """The block a balances route reads at (`blockNumber`, default the latest indexed; None
+    when the chain has no block) and the holder's native balance there, in one statement."""
+    asked = at_block(raw_block, None)
+    head, native = queries.native_with_head(conn, chain.chain_id, holder, asked)
+    return (head if asked is None else asked), native
 
 
 def _contracts(raw: str | None) -> list[str] | None:
@@ -127,7 +135,7 @@ def list_erc20_balances(
     with chain_conn(st, chain_id) as (conn, chain):
         holder = address.lower()
         contracts = _contracts(contractAddresses)
-        block = at_block(blockNumber, block_queries.latest_number(conn, chain.chain_id))
+        block, native = block_and_native(conn, chain, holder, blockNumber)
         filters = {
             "chain": chain.chain_id,
             "holder": holder,
@@ -167,7 +175,7 @@ def list_erc20_balances(
                 _priced(item, st, chain.chain_id, r.token, int(r.balance), decimals, currency)
                 items.append(cast(Erc20TokenBalance, item))
         body: dict[str, Any] = {
-            "nativeTokenBalance": native_balance(st, conn, chain, holder, block, currency),
+            "nativeTokenBalance": native_balance(st, chain, native, currency),
             "erc20TokenBalances": items,
         }
         return JsonResponse(with_token(body, token))
@@ -213,9 +221,9 @@ def list_erc721_balances(
             )
             for r in rows
         ]
-        latest = block_queries.latest_number(conn, chain.chain_id)
+        native = block_and_native(conn, chain, owner, None)[1]
         body: dict[str, Any] = {
-            "nativeTokenBalance": native_balance(st, conn, chain, owner, latest, "usd"),
+            "nativeTokenBalance": native_balance(st, chain, native, "usd"),
             "erc721TokenBalances": items,
         }
         return JsonResponse(with_token(body, token))

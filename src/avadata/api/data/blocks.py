@@ -8,7 +8,7 @@ transaction of the block in one response, since the SDK never follows a token on
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 
@@ -17,7 +17,7 @@ from avadata.api.data.models import EvmBlock, ListEvmBlocksResponse, ListNativeT
 from avadata.api.data.transactions import block_txs, native_tx
 from avadata.api.deps import ChainIdPath, State, chain_conn, on_store
 from avadata.api.encoding import JsonResponse
-from avadata.api.errors import ERROR_RESPONSES, bad_request, not_found
+from avadata.api.errors import ERROR_RESPONSES, ApiError, bad_request, not_found
 from avadata.api.fastroute import FastRoute
 from avadata.api.paging import BlockTxPageSize, PageToken
 from avadata.store.queries import blocks as queries
@@ -72,20 +72,27 @@ mount(
 )
 
 
-def resolve_block(conn: Connection, chain_id: int, block_id: str) -> AnyRow:
-    """A block number or hash -> the stored block's (number, hash, timestamp); 400 if
-    neither, 404 if unknown."""
+def _block_key(block_id: str) -> dict[str, Any]:
+    """A block number or hash as the store's lookups take it; 400 if neither."""
     if _NUMBER_RE.fullmatch(block_id):
-        head = queries.block_head(conn, chain_id, number=int(block_id))
-    elif _HASH_RE.fullmatch(block_id):
-        head = queries.block_head(conn, chain_id, block_hash=block_id.lower())
-    else:
-        raise bad_request(
-            "blockId: must be a block number or a 0x-prefixed 32-byte block hash "
-            f"(got {block_id!r})"
-        )
+        return {"number": int(block_id)}
+    if _HASH_RE.fullmatch(block_id):
+        return {"block_hash": block_id.lower()}
+    raise bad_request(
+        f"blockId: must be a block number or a 0x-prefixed 32-byte block hash (got {block_id!r})"
+    )
+
+
+def _unknown(block_id: str, chain_id: int) -> ApiError:
+    return not_found(f"blockId: block {block_id} is not indexed on chain {chain_id}")
+
+
+def resolve_block(conn: Connection, chain_id: int, block_id: str) -> AnyRow:
+    """A block number or hash -> the stored block (every column); 400 if neither, 404 if
+    unknown."""
+    head = queries.find_block(conn, chain_id, **_block_key(block_id))
     if head is None:
-        raise not_found(f"blockId: block {block_id} is not indexed on chain {chain_id}")
+        raise _unknown(block_id, chain_id)
     return head
 
 
@@ -108,11 +115,7 @@ BlockIdPath = Annotated[
 @on_store
 def get_block(st: State, chain_id: ChainIdPath, block_id: BlockIdPath) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        head = resolve_block(conn, chain.chain_id, block_id)
-        row = queries.block_at(conn, chain.chain_id, int(head.number))
-        if row is None:  # gone between the two reads: only a rewind of the store does that
-            raise not_found(f"blockId: block {block_id} is not indexed on chain {chain_id}")
-        return JsonResponse(evm_block(row))
+        return JsonResponse(evm_block(resolve_block(conn, chain.chain_id, block_id)))
 
 
 @router.get(
@@ -130,17 +133,20 @@ def block_transactions(
     pageSize: BlockTxPageSize = 0,
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        head = resolve_block(conn, chain.chain_id, block_id)
-        number = int(head.number)
         if pageSize == 0:
+            # The block and its transactions in one statement.
+            found = tx_queries.whole_block(conn, chain.chain_id, **_block_key(block_id))
+            if found is None:
+                raise _unknown(block_id, chain.chain_id)
             if pageToken:
                 raise bad_request(
                     "pageToken: pageSize 0 returns the whole block; there is no page 2"
                 )
-            # The block's own columns come from its header, once, not from every row.
-            rows = tx_queries.bodies_in_block(conn, chain.chain_id, number)
-            txs = block_txs(chain.chain_id, number, head.hash, head.timestamp, rows)
+            head, rows = found
+            number = int(head.block_number)
+            txs = block_txs(chain.chain_id, number, head.block_hash, head.block_timestamp, rows)
             return JsonResponse({"transactions": txs})
+        number = int(resolve_block(conn, chain.chain_id, block_id).number)
         return keyset_page(
             st,
             "block-txs",

@@ -12,7 +12,7 @@ from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Query
 
-from avadata.api.data.balances import at_block, native_balance
+from avadata.api.data.balances import block_and_native, native_balance
 from avadata.api.data.models import (
     CurrencyCode,
     Erc721TokenBalance,
@@ -28,7 +28,6 @@ from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
 from avadata.api.paging import BalancePageSize, PageToken, cut, page, with_token
 from avadata.store.queries import balances as balance_queries
-from avadata.store.queries import blocks as block_queries
 from avadata.store.queries import holdings as queries
 
 router = APIRouter(tags=["EVM balances"], route_class=FastRoute)
@@ -75,9 +74,8 @@ def get_native_balance(
     currency: Annotated[CurrencyCode, Query()] = "usd",
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        block = at_block(blockNumber, block_queries.latest_number(conn, chain.chain_id))
-        balance = native_balance(st, conn, chain, address.lower(), block, currency)
-        return JsonResponse({"nativeTokenBalance": balance})
+        native = block_and_native(conn, chain, address.lower(), blockNumber)[1]
+        return JsonResponse({"nativeTokenBalance": native_balance(st, chain, native, currency)})
 
 
 @router.get(
@@ -99,7 +97,7 @@ def list_erc1155_balances(
     with chain_conn(st, chain_id) as (conn, chain):
         holder = address.lower()
         contract = None if contractAddress is None else contractAddress.lower()
-        block = at_block(blockNumber, block_queries.latest_number(conn, chain.chain_id))
+        block, native = block_and_native(conn, chain, holder, blockNumber)
         filters = {"chain": chain.chain_id, "holder": holder, "block": block, "contract": contract}
         pg = page(st, "erc1155-balances", filters, pageToken, pageSize, arity=2)
         items: list[Erc1155TokenBalance] = []
@@ -111,7 +109,7 @@ def list_erc1155_balances(
             rows, token = cut(found, pg, _position)
             items = [_erc1155_balance(r, chain.chain_id) for r in rows]
         body: dict[str, Any] = {
-            "nativeTokenBalance": native_balance(st, conn, chain, holder, block, "usd"),
+            "nativeTokenBalance": native_balance(st, chain, native, "usd"),
             "erc1155TokenBalances": items,
         }
         return JsonResponse(with_token(body, token))
@@ -141,12 +139,8 @@ def list_collectible_balances(
         owned = balance_queries.erc721_owned(
             conn, chain.chain_id, holder, contract, pg.after, limit
         )
-        block = block_queries.latest_number(conn, chain.chain_id)
-        held = (
-            []
-            if block is None
-            else queries.erc1155_at(conn, chain.chain_id, holder, block, contract, pg.after, limit)
-        )
+        # At the chain's head, found by the same statement.
+        held = queries.erc1155_at(conn, chain.chain_id, holder, None, contract, pg.after, limit)
         # Both are in (contract, token id) order after the same position: merged, the first
         # `limit` are the page's.
         both: list[Any] = [*owned, *held]

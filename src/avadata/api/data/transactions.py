@@ -47,7 +47,7 @@ def native_tx(row: AnyRow) -> NativeTransaction:
 def block_txs(
     chain_id: int, number: int, block_hash: str, timestamp: int, rows: Sequence[AnyRow]
 ) -> list[NativeTransaction]:
-    """A block's transactions from rows without the block's own columns (bodies_in_block)."""
+    """A block's transactions from rows whose block columns are not read (whole_block)."""
     n, c = str(number), str(chain_id)
     return [_tx(n, timestamp, block_hash, c, r) for r in rows]
 

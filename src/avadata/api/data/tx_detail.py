@@ -27,7 +27,6 @@ from avadata.api.deps import AddressPath, AppState, ChainIdPath, State, chain_co
 from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES, not_found
 from avadata.api.fastroute import FastRoute
-from avadata.store.queries import holdings
 from avadata.store.queries import tx_detail as queries
 from avadata.store.queries.chains import ChainRow
 from avadata.store.queries.keyset import AnyRow
@@ -83,11 +82,8 @@ def network_token_details(st: AppState, chain: ChainRow, currency: str) -> Netwo
 def transaction_response(
     st: AppState, conn: Connection, chain: ChainRow, row: AnyRow, currency: str
 ) -> JsonResponse:
-    key = [(int(row.block_number), int(row.tx_index))]
-    found = details(
-        queries.transfers_of(conn, chain.chain_id, key)[key[0]],
-        queries.internals_of(conn, chain.chain_id, key)[key[0]],
-    )
+    key = (int(row.block_number), int(row.tx_index))
+    found = details(*queries.details_of(conn, chain.chain_id, [key])[key])
     body: dict[str, Any] = dict(found)
     body["networkTokenDetails"] = network_token_details(st, chain, currency)
     body["nativeTransaction"] = full_native(row)
@@ -130,10 +126,7 @@ def get_deployment(
     currency: Annotated[CurrencyCode, Query()] = "usd",
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        deployed, _ = holdings.contract(conn, chain.chain_id, address.lower())
-        row = None
-        if deployed is not None:
-            row = queries.at(conn, chain.chain_id, deployed.block_number, deployed.tx_index)
+        row = queries.deployment(conn, chain.chain_id, address.lower())
         if row is None:
             raise not_found(
                 f"address: no indexed deployment of contract {address} on chain {chain_id}"

@@ -15,27 +15,39 @@ from typing import Any
 from sqlalchemy import Connection, Select, and_, bindparam, func, literal, select, tuple_
 
 from avadata.store.dialect import read_rows
+from avadata.store.queries.blocks import head_of_chain
 from avadata.store.queries.keyset import AnyRow, fetch, fetch_scalar
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.schema import erc20_balances, erc721_owners, native_balances, tokens
 
 _N = native_balances.c
-_NATIVE_AT = (
+# The balances routes' default block (the latest indexed) and the holder's native balance at
+# the block asked, else at that one, in one statement: one round trip, not two.
+_HEAD_AND_NATIVE = select(
+    head_of_chain().label("head"),
     select(_N.balance)
     .where(
         _N.chain_id == bindparam("chain"),
         _N.address == bindparam("address"),
-        _N.block_number <= bindparam("block"),
+        _N.block_number
+        <= func.coalesce(bindparam("block", type_=_N.block_number.type), head_of_chain()),
     )
     .order_by(_N.block_number.desc())
     .limit(1)
+    .scalar_subquery()
+    .label("balance"),
 )
 
 
-def native_at(conn: Connection, chain_id: int, address: str, block: int) -> int | None:
-    """The last recorded native balance at or before `block`; None when none was recorded."""
-    found = fetch_scalar(conn, _NATIVE_AT, {"chain": chain_id, "address": address, "block": block})
-    return None if found is None else int(found)
+def native_with_head(
+    conn: Connection, chain_id: int, address: str, block: int | None
+) -> tuple[int | None, int | None]:
+    """(the chain's highest stored block, the last native balance of `address` recorded at or
+    before `block`, or before that highest block when `block` is None); each None when there
+    is none."""
+    params = {"chain": chain_id, "address": address, "block": block}
+    head, balance = read_rows(conn, _HEAD_AND_NATIVE, params)[1][0]
+    return (None if head is None else int(head)), (None if balance is None else int(balance))
 
 
 _B = erc20_balances.c

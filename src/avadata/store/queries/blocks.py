@@ -44,24 +44,31 @@ _B = evm_blocks.c
 _LATEST = select(func.max(_B.number)).where(_B.chain_id == bindparam("chain"))
 
 
-_HEAD = (_B.number, _B.hash, _B.timestamp)
-_HEAD_BY_NUMBER = select(*_HEAD).where(
+def head_of_chain() -> Any:
+    """The highest stored block number of chain :chain, as a scalar subquery (a backwards
+    probe of the primary key): for statements that read at the head by default, so that
+    finding it costs no statement of its own."""
+    return _LATEST.scalar_subquery()
+
+
+# A block by number or hash, every column: getBlock's answer in one statement (the block
+# transactions route reads its number, hash and time from the same row).
+_BY_NUMBER = select(*evm_blocks.c).where(
     _B.chain_id == bindparam("chain"), _B.number == bindparam("number")
 )
-_HEAD_BY_HASH = select(*_HEAD).where(
+_BY_HASH = select(*evm_blocks.c).where(
     _B.chain_id == bindparam("chain"), _B.hash == bindparam("hash")
 )
 
 
-def block_head(
+def find_block(
     conn: Connection, chain_id: int, *, number: int | None = None, block_hash: str | None = None
 ) -> AnyRow | None:
-    """(number, hash, timestamp) of the stored block with this number or (lower-case) hash;
-    None if absent."""
+    """The stored block with this number or (lower-case) hash, every column; None if absent."""
     if number is not None:
-        rows = fetch(conn, _HEAD_BY_NUMBER, {"chain": chain_id, "number": number})
+        rows = fetch(conn, _BY_NUMBER, {"chain": chain_id, "number": number})
     elif block_hash is not None:
-        rows = fetch(conn, _HEAD_BY_HASH, {"chain": chain_id, "hash": block_hash})
+        rows = fetch(conn, _BY_HASH, {"chain": chain_id, "hash": block_hash})
     else:
         raise ValueError("give number or block_hash")
     return rows[0] if rows else None
@@ -71,14 +78,3 @@ def latest_number(conn: Connection, chain_id: int) -> int | None:
     """The highest stored block number of the chain (a backwards index probe)."""
     found = fetch_scalar(conn, _LATEST, {"chain": chain_id})
     return None if found is None else int(found)
-
-
-_BLOCK_AT = select(*evm_blocks.c).where(
-    _B.chain_id == bindparam("chain"), _B.number == bindparam("number")
-)
-
-
-def block_at(conn: Connection, chain_id: int, number: int) -> AnyRow | None:
-    """The stored block with this number, every column; None if absent."""
-    rows = fetch(conn, _BLOCK_AT, {"chain": chain_id, "number": number})
-    return rows[0] if rows else None

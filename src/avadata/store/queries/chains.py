@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
-from avadata.store.queries.keyset import AnyRow
+from avadata.store.queries.keyset import AnyRow, fetch
 from avadata.store.schema import chains, networks
 
 
@@ -32,7 +32,7 @@ class ChainRow:
     explorer_url: str | None = None
 
 
-def _row(r: AnyRow) -> ChainRow:
+def chain_row(r: AnyRow) -> ChainRow:
     return ChainRow(
         chain_id=int(r.chain_id),
         name=r.name,
@@ -60,13 +60,16 @@ def find_chain(conn: Connection, key: str) -> ChainRow | None:
     else:
         stmt = select(chains).where(c.blockchain_id == key)
     row = conn.execute(stmt).first()
-    return None if row is None else _row(row)
+    return None if row is None else chain_row(row)
+
+
+# Built once: the all-chains lists read it at every request.
+_ALL = select(chains).order_by(chains.c.chain_id)
 
 
 def list_chains(conn: Connection) -> list[ChainRow]:
     """Every chain, by chain ID (the API filters by network: networks.matches)."""
-    stmt = select(chains).order_by(chains.c.chain_id)
-    return [_row(r) for r in conn.execute(stmt)]
+    return [chain_row(r) for r in fetch(conn, _ALL, {})]
 
 
 def primary_network(conn: Connection) -> int | None:

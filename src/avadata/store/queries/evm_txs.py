@@ -10,7 +10,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, bindparam, false, select, true
+from sqlalchemy import Connection, Select, and_, bindparam, false, select, true
 
 from avadata.store.queries.keyset import (
     AnyRow,
@@ -18,7 +18,7 @@ from avadata.store.queries.keyset import (
     fetch,
     position_params,
 )
-from avadata.store.schema import evm_txs
+from avadata.store.schema import evm_blocks, evm_txs
 
 _C = evm_txs.c
 
@@ -78,13 +78,40 @@ def list_in_block(
 # What differs between the transactions of one block: a whole block's page takes the block's
 # own columns from its header instead (a block of 50 reads 200 values fewer from SQLite).
 _BLOCK_COLUMNS = ("chain_id", "block_number", "block_hash", "block_timestamp")
-_IN_BLOCK_BODIES = (
-    select(*(c for c in evm_txs.c if c.name not in _BLOCK_COLUMNS))
-    .where(_C.chain_id == bindparam("chain"), _C.block_number == bindparam("number"))
-    .order_by(_C.tx_index)
-)
+_BK = evm_blocks.c
 
 
-def bodies_in_block(conn: Connection, chain_id: int, number: int) -> Sequence[AnyRow]:
-    """Every transaction of the block in block order, without the block's own columns."""
-    return fetch(conn, _IN_BLOCK_BODIES, {"chain": chain_id, "number": number})
+@functools.cache
+def _whole_block(by_hash: bool) -> Select[Any]:
+    """The block's header columns, then each transaction's other columns in block order: one
+    row per transaction, or one with NULL transaction columns for a block without any."""
+    bodies = [c for c in evm_txs.c if c.name not in _BLOCK_COLUMNS]
+    stmt = (
+        select(
+            _BK.number.label("block_number"),
+            _BK.hash.label("block_hash"),
+            _BK.timestamp.label("block_timestamp"),
+            *bodies,
+        )
+        .select_from(
+            evm_blocks.outerjoin(
+                evm_txs, and_(_C.chain_id == _BK.chain_id, _C.block_number == _BK.number)
+            )
+        )
+        .where(_BK.chain_id == bindparam("chain"))
+    )
+    which = _BK.hash == bindparam("hash") if by_hash else _BK.number == bindparam("number")
+    return stmt.where(which).order_by(_C.tx_index)
+
+
+def whole_block(
+    conn: Connection, chain_id: int, *, number: int | None = None, block_hash: str | None = None
+) -> tuple[AnyRow, list[AnyRow]] | None:
+    """The block with this number or (lower-case) hash: a row of its number, hash and time
+    (block_number, block_hash, block_timestamp) and its transactions in block order, read in
+    one statement (each row carries those three columns too); None when not stored."""
+    params = {"chain": chain_id, "number": number, "hash": block_hash}
+    rows = fetch(conn, _whole_block(block_hash is not None), params)
+    if not rows:
+        return None
+    return rows[0], [r for r in rows if r.hash is not None]

@@ -12,8 +12,9 @@ import functools
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Select, bindparam, func, literal, select
+from sqlalchemy import Connection, Select, and_, bindparam, func, literal, literal_column, select
 
+from avadata.store.queries.blocks import head_of_chain
 from avadata.store.queries.keyset import AnyRow, fetch
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.schema import contracts, erc1155_balances, tokens
@@ -73,7 +74,8 @@ def _next_pairs(by_contract: bool) -> Select[Any]:
             h.c.token == pairs.c.token,
             h.c.token_id == pairs.c.token_id,
             h.c.holder == bindparam("holder"),
-            h.c.block_number <= bindparam("block"),
+            h.c.block_number
+            <= func.coalesce(bindparam("block", type_=h.c.block_number.type), head_of_chain()),
         )
         .order_by(h.c.block_number.desc())
         .limit(1)
@@ -117,15 +119,16 @@ def erc1155_at(
     conn: Connection,
     chain_id: int,
     holder: str,
-    block: int,
+    block: int | None,
     contract: str | None,
     after: Sequence[Any] | None,
     limit: int,
 ) -> list[Erc1155Holding]:
-    """Up to `limit` ERC-1155 tokens `holder` has a positive balance of at `block`, by (token,
-    token_id) after `after`: the holder's next pairs by index probes, each balance at the
-    block by a primary-key seek (`_next_pairs`), zero balances (sold out, or not yet held)
-    skipped and the next round asked from where this one ended."""
+    """Up to `limit` ERC-1155 tokens `holder` has a positive balance of at `block` (None: the
+    chain's highest stored block), by (token, token_id) after `after`: the holder's next pairs
+    by index probes, each balance at the block by a primary-key seek (`_next_pairs`), zero
+    balances (sold out, or not yet held) skipped and the next round asked from where this one
+    ended."""
     params: dict[str, Any] = {"chain": chain_id, "holder": holder, "contract": contract}
     params["block"] = block
     # "" sorts before every address: the first round starts at the holder's first pair.
@@ -146,17 +149,42 @@ def erc1155_at(
 
 _CO = contracts.c
 _TK = tokens.c
-_CONTRACT = select(*contracts.c).where(
-    _CO.chain_id == bindparam("chain"), _CO.address == bindparam("address")
-)
-_TOKEN = select(*tokens.c).where(
-    _TK.chain_id == bindparam("chain"), _TK.address == bindparam("address")
+# The contract's deployment and its token facts in one statement: both tables probed by
+# primary key from a one-row seed, each side NULL when not indexed.
+_CONTRACT = select(
+    *contracts.c,
+    _TK.standard.label("token_standard"),
+    _TK.name.label("token_name"),
+    _TK.symbol.label("token_symbol"),
+    _TK.decimals.label("token_decimals"),
+).select_from(
+    select(literal_column("1").label("one"))
+    .subquery("seed")
+    .outerjoin(
+        contracts, and_(_CO.chain_id == bindparam("chain"), _CO.address == bindparam("address"))
+    )
+    .outerjoin(
+        tokens, and_(_TK.chain_id == bindparam("chain"), _TK.address == bindparam("address"))
+    )
 )
 
 
-def contract(conn: Connection, chain_id: int, address: str) -> tuple[AnyRow | None, AnyRow | None]:
-    """(the contract's deployment row, its token row): either is None when not indexed."""
-    params = {"chain": chain_id, "address": address}
-    deployed = fetch(conn, _CONTRACT, params)
-    token = fetch(conn, _TOKEN, params)
-    return (deployed[0] if deployed else None), (token[0] if token else None)
+class TokenFacts(NamedTuple):
+    """What the indexer read of a token contract when it first saw it."""
+
+    standard: str
+    name: str | None
+    symbol: str | None
+    decimals: int | None
+
+
+def contract(
+    conn: Connection, chain_id: int, address: str
+) -> tuple[AnyRow | None, TokenFacts | None]:
+    """(the contract's deployment row, its token facts): either is None when not indexed."""
+    row = fetch(conn, _CONTRACT, {"chain": chain_id, "address": address})[0]
+    deployed = None if row.tx_hash is None else row
+    if row.token_standard is None:
+        return deployed, None
+    decimals = None if row.token_decimals is None else int(row.token_decimals)
+    return deployed, TokenFacts(row.token_standard, row.token_name, row.token_symbol, decimals)

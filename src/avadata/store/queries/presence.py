@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Exists, Table, and_, bindparam, exists, or_, select
+from sqlalchemy import Connection, and_, bindparam, exists, or_, select
 
 from avadata.store.cursors import EVM_SOURCE
-from avadata.store.queries.keyset import AnyRow, fetch, fetch_scalar
+from avadata.store.queries.chains import ChainRow, chain_row
+from avadata.store.queries.keyset import AnyRow, fetch
 from avadata.store.schema import (
+    chains,
     cursors,
     evm_blocks,
     evm_txs,
@@ -24,28 +26,31 @@ from avadata.store.schema import (
     transfer_participants,
 )
 
-_CHAIN: Any = bindparam("chain")
 _ADDRESS: Any = bindparam("address")
 
 
-def _probe(table: Table, column: str) -> Exists:
-    return exists().where(table.c.chain_id == _CHAIN, table.c[column] == _ADDRESS)
-
-
-_SEEN = select(
-    or_(
-        _probe(evm_txs, "from_address"),
-        _probe(evm_txs, "to_address"),
-        _probe(transfer_participants, "address"),
-        _probe(internal_call_participants, "address"),
-        _probe(native_balances, "address"),
+def _seen(chain: Any) -> Any:
+    """True when the store holds anything of :address on `chain`: each probe stops at the
+    first row of an index."""
+    probes = (
+        (evm_txs, "from_address"),
+        (evm_txs, "to_address"),
+        (transfer_participants, "address"),
+        (internal_call_participants, "address"),
+        (native_balances, "address"),
     )
-)
+    return or_(
+        *(exists().where(t.c.chain_id == chain, t.c[column] == _ADDRESS) for t, column in probes)
+    )
 
 
-def seen_on(conn: Connection, chain_id: int, address: str) -> bool:
-    """True when the store holds anything of `address` (lower-case) on the chain."""
-    return bool(fetch_scalar(conn, _SEEN, {"chain": chain_id, "address": address}))
+# listAddressChains in one statement: the chains, each kept when the address is seen on it.
+_CHAINS_SEEN = select(chains).where(_seen(chains.c.chain_id)).order_by(chains.c.chain_id)
+
+
+def chains_seen(conn: Connection, address: str) -> list[ChainRow]:
+    """The chains (by chain ID) the store holds anything of `address` (lower-case) on."""
+    return [chain_row(r) for r in fetch(conn, _CHAINS_SEEN, {"address": address})]
 
 
 _CU = cursors.c

@@ -2,12 +2,12 @@
 details): its row with the block's base fee and its call data, and the token transfers and
 listed internal transactions of a set of transactions.
 
-Stage: store. A transaction is found by hash through the (chain_id, hash) index, or by its
-position (block_number, tx_index); the transfers and internal calls of a page of transactions
-come from one statement each, a term per block of the page: the primary key's (chain_id,
-block_number) prefix, and only the page's own transactions (tx_index IN ...) go on to the
-token joins and come back. Invariant: what a page reads is bounded by its own transactions
-and their blocks, however deep the page.
+Stage: store. A transaction is found by hash through the (chain_id, hash) index, or by the
+position (block_number, tx_index) its contract's row holds; the transfers and internal calls
+of a page of transactions come from one statement (a UNION ALL of the two), a term per block
+of the page: the primary key's (chain_id, block_number) prefix, and only the page's own
+transactions (tx_index IN ...) go on to the token joins and come back. Invariant: what a page
+reads is bounded by its own transactions and their blocks, however deep the page.
 """
 
 from __future__ import annotations
@@ -16,12 +16,24 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, or_, select
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    literal_column,
+    null,
+    or_,
+    select,
+    type_coerce,
+    union_all,
+)
 
-from avadata.store.queries.keyset import AnyRow, fetch
+from avadata.store.dialect import read_rows
+from avadata.store.queries.keyset import AnyRow, fetch, record_maker
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.rows import is_listed_call
 from avadata.store.schema import (
+    contracts,
     evm_blocks,
     evm_tx_inputs,
     evm_txs,
@@ -65,7 +77,6 @@ def _full() -> Any:
 
 
 _BY_HASH = _full().where(_T.hash == bindparam("hash"))
-_AT = _full().where(_T.block_number == bindparam("number"), _T.tx_index == bindparam("tx_index"))
 
 
 def by_hash(conn: Connection, chain_id: int, tx_hash: str) -> AnyRow | None:
@@ -75,9 +86,26 @@ def by_hash(conn: Connection, chain_id: int, tx_hash: str) -> AnyRow | None:
     return rows[0] if rows else None
 
 
-def at(conn: Connection, chain_id: int, number: int, tx_index: int) -> AnyRow | None:
-    """As `by_hash`, for the transaction at this position."""
-    rows = fetch(conn, _AT, {"chain": chain_id, "number": number, "tx_index": tx_index})
+_CO = contracts.c
+# The contract's row found by primary key, then its transaction by position: one statement.
+_DEPLOYMENT = (
+    _full()
+    .join(
+        contracts,
+        and_(
+            _CO.chain_id == _T.chain_id,
+            _CO.block_number == _T.block_number,
+            _CO.tx_index == _T.tx_index,
+        ),
+    )
+    .where(_CO.chain_id == bindparam("chain"), _CO.address == bindparam("address"))
+)
+
+
+def deployment(conn: Connection, chain_id: int, address: str) -> AnyRow | None:
+    """As `by_hash`, for the transaction that deployed the contract at `address` (lower-case);
+    None when its deployment or that transaction is not indexed."""
+    rows = fetch(conn, _DEPLOYMENT, {"chain": chain_id, "address": address})
     return rows[0] if rows else None
 
 
@@ -85,27 +113,28 @@ _TT = token_transfers.c
 _IC = internal_calls.c
 
 
-def _at_keys(table: Any, blocks: int) -> Any:
-    """`table`'s rows of the transactions at `tx_index` IN :i<k> of block :b<k>, for `blocks`
-    blocks. Each term is a search of the block by the primary key, its transactions picked
-    there (SQLite: a MULTI-INDEX OR; PostgreSQL: an Index Cond on the block, the indexes a
-    filter on its rows): the other transactions of a busy block are neither joined nor
-    returned. Not a (block, index) row-value IN: SQLite 3.40 scans the whole chain for one."""
+def _at_keys(table: Any, counts: tuple[int, ...]) -> Any:
+    """`table`'s rows of the transactions at `tx_index` IN (:i<k>_0, ...) of block :b<k>, for
+    as many blocks as `counts` has terms, term k naming `counts[k]` transactions. Each term is
+    a search of the block by the primary key, its transactions picked there (SQLite: a
+    MULTI-INDEX OR; PostgreSQL: an Index Cond on the block, the indexes a filter on its rows):
+    the other transactions of a busy block are neither joined nor returned. Not a (block,
+    index) row-value IN: SQLite 3.40 scans the whole chain for one. One parameter per index,
+    not an expanding list, so that the statement runs prepared (dialect.read_rows)."""
     c = table.c
     return or_(
         *(
             and_(
                 c.chain_id == bindparam("chain"),
                 c.block_number == bindparam(f"b{k}"),
-                c.tx_index.in_(bindparam(f"i{k}", expanding=True)),
+                c.tx_index.in_([bindparam(f"i{k}_{j}") for j in range(n)]),
             )
-            for k in range(blocks)
+            for k, n in enumerate(counts)
         )
     )
 
 
-@functools.cache
-def _transfers(blocks: int) -> Any:
+def _transfers(counts: tuple[int, ...]) -> Any:
     return (
         select(
             *token_transfers.c,
@@ -115,53 +144,72 @@ def _transfers(blocks: int) -> Any:
             *nft_metadata_columns(),
         )
         .select_from(join_token_info(token_transfers, _TT.chain_id, _TT.token, _TT.token_id))
-        .where(_at_keys(token_transfers, blocks))
+        .where(_at_keys(token_transfers, counts))
     )
 
 
-@functools.cache
-def _calls(blocks: int) -> Any:
-    return select(*internal_calls.c).where(_at_keys(internal_calls, blocks), _IC.depth > 0)
+def _calls(counts: tuple[int, ...]) -> Any:
+    return select(*internal_calls.c).where(_at_keys(internal_calls, counts), _IC.depth > 0)
 
 
-def _of(
-    conn: Connection, stmt: Any, chain_id: int, keys: Iterable[TxKey], order: Sequence[str]
-) -> dict[TxKey, list[AnyRow]]:
-    # Sorted here, not by the statement: ordering the terms' rows would make SQLite sort in a
-    # temporary B-tree, and these are a page's few rows.
-    out: dict[TxKey, list[AnyRow]] = {k: [] for k in set(keys)}
+@functools.lru_cache(maxsize=512)
+def _both(counts: tuple[int, ...]) -> Any:
+    """The transfers and the listed calls' candidates in one UNION ALL (one round trip, not
+    two): a first column says which arm (0: the transfers), then the transfers' columns, then
+    the calls'; each arm names its own columns as they are and pads the other's with NULLs of
+    their type (so either arm reads alone)."""
+    transfers, calls = _transfers(counts), _calls(counts)
+    t_cols = list(transfers.selected_columns)
+    c_cols = list(calls.selected_columns)
+    transfers = transfers.with_only_columns(
+        literal_column("0").label("arm"),
+        *t_cols,
+        *(type_coerce(null(), c.type).label(f"call_{c.key}") for c in c_cols),
+    )
+    calls = calls.with_only_columns(
+        literal_column("1").label("arm"),
+        *(type_coerce(null(), c.type).label(f"transfer_{c.key}") for c in t_cols),
+        *c_cols,
+    )
+    return union_all(transfers, calls)
+
+
+_TRANSFER_KEYS = tuple(_transfers((1,)).selected_columns.keys())
+_CALL_KEYS = tuple(_calls((1,)).selected_columns.keys())
+
+
+def details_of(
+    conn: Connection, chain_id: int, keys: Iterable[TxKey]
+) -> dict[TxKey, tuple[list[Any], list[Any]]]:
+    """Each transaction's (by position) token transfers in log order, with token info, and its
+    listed internal transactions (rows.is_listed_call) in frame order."""
+    out: dict[TxKey, tuple[list[Any], list[Any]]] = {k: ([], []) for k in set(keys)}
     if not out:
         return out
+    # Sorted here, not by the statement: ordering the terms' rows would make SQLite sort in a
+    # temporary B-tree, and these are a page's few rows.
     by_block: dict[int, list[int]] = {}
     for block, index in sorted(out):
         by_block.setdefault(block, []).append(index)
     params: dict[str, Any] = {"chain": chain_id}
     for k, (block, indexes) in enumerate(by_block.items()):
-        params[f"b{k}"], params[f"i{k}"] = block, indexes
-    for r in conn.execute(stmt(len(by_block)), params):
-        out[(int(r.block_number), int(r.tx_index))].append(r)
-    for rows in out.values():
-        rows.sort(key=lambda r: tuple(int(getattr(r, c)) for c in order))
+        params[f"b{k}"] = block
+        params.update((f"i{k}_{j}", i) for j, i in enumerate(indexes))
+    stmt = _both(tuple(len(v) for v in by_block.values()))
+    as_transfer, as_call = record_maker(_TRANSFER_KEYS), record_maker(_CALL_KEYS)
+    width = len(_TRANSFER_KEYS)
+    for row in read_rows(conn, stmt, params)[1]:
+        if row[0] == 0:
+            r = as_transfer(row[1 : 1 + width])
+            out[(int(r.block_number), int(r.tx_index))][0].append(r)
+            continue
+        r = as_call(row[1 + width :])
+        if is_listed_call(int(r.depth), str(r.call_type), int(r.value)):
+            out[(int(r.block_number), int(r.tx_index))][1].append(r)
+    for transfers, calls in out.values():
+        transfers.sort(key=lambda r: (int(r.log_index), int(r.batch_index)))
+        calls.sort(key=lambda r: int(r.trace_index))
     return out
-
-
-def transfers_of(
-    conn: Connection, chain_id: int, keys: Iterable[TxKey]
-) -> dict[TxKey, list[AnyRow]]:
-    """The token transfers of each transaction (by position), in log order, with token info."""
-    return _of(conn, _transfers, chain_id, keys, ("log_index", "batch_index"))
-
-
-def internals_of(
-    conn: Connection, chain_id: int, keys: Iterable[TxKey]
-) -> dict[TxKey, list[AnyRow]]:
-    """The listed internal transactions (rows.is_listed_call) of each transaction, in frame
-    order."""
-    found = _of(conn, _calls, chain_id, keys, ("trace_index",))
-    return {
-        k: [r for r in rows if is_listed_call(int(r.depth), str(r.call_type), int(r.value))]
-        for k, rows in found.items()
-    }
 
 
 def keys_of(rows: Sequence[AnyRow]) -> list[TxKey]:
