@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     # The delivery thread's nice value at least (Linux: its own, not its process's): below the
     # indexer's writer (indexer/fetch/spawn.WRITER_NICE) and fetch processes, so when cores are
     # short the ingest goes first and deliveries take what is left; 0: no change.
-    webhook_nice: int = Field(default=10, ge=0, le=19)
+    webhook_nice: int = Field(default=19, ge=0, le=19)
 
     # Transaction exports (POST /v1/operations/transactions:export): their files are written
     # under <data_dir>/exports. None: the SQLite store's folder, else ./avadata-data.
