@@ -134,15 +134,17 @@ def _preflight(data_dir: Path, port: int, node_port: int) -> str:
 
 
 def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    """Stop the children, last started first: SIGINT, as Ctrl-C would (each cleans up after
-    itself); SIGTERM to one still running 20 s later, SIGKILL 10 s after that. A second Ctrl-C
-    meanwhile is ignored: it would cut this short and leave the children running."""
+    """Stop the children one at a time, last started first: SIGINT, as Ctrl-C would (each
+    cleans up after itself); SIGTERM to one still running 20 s later, SIGKILL 10 s after that.
+    One at a time, so that the devnet goes last: an indexer still stopping while the node it
+    reads went away would retry that node until its SIGTERM. A second Ctrl-C meanwhile is
+    ignored: it would cut this short and leave the children running."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for p in reversed(procs):
-        if p.poll() is None:
-            p.send_signal(signal.SIGINT)
-    for p in reversed(procs):
+        if p.poll() is not None:
+            continue
+        p.send_signal(signal.SIGINT)
         for sig, wait in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
             try:
                 p.wait(timeout=wait)
