@@ -94,11 +94,10 @@ class Settings(BaseSettings):
     # long per renewal, renewed every third of it; a standby takes over within this long of
     # the holder's death (kill -9).
     webhook_lease_s: float = Field(default=15.0, gt=0)
-    # The delivery thread's nice value at least (Linux: its own, not its process's): below the
-    # indexer's writer (indexer/fetch/spawn.WRITER_NICE) and fetch processes, so when cores are
-    # short the ingest goes first and deliveries take what is left; 0 (the default): no
-    # change. Off by default until `avadata up`'s stop under a loaded CI is understood.
-    webhook_nice: int = Field(default=0, ge=0, le=19)
+    # The delivery process's nice value at least (delivery/host.py): below the indexer's
+    # writer (indexer/fetch/spawn.WRITER_NICE) and fetch processes, so when cores are short
+    # the ingest goes first and deliveries take what is left; 0: its host's priority.
+    webhook_nice: int = Field(default=19, ge=0, le=19)
 
     # Transaction exports (POST /v1/operations/transactions:export): their files are written
     # under <data_dir>/exports. None: the SQLite store's folder, else ./avadata-data.

@@ -5,7 +5,6 @@ touch the watched token contracts)."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -327,23 +326,3 @@ def test_webhooks_sharing_a_read_each_get_their_own_canonical_message(store) -> 
         assert [o.body for o in got[wid]] == want, wid
     # (this store's transactions have no logs: the encodings' key tells the two apart)
     assert payload.shared_key(hooks[2]) != payload.shared_key(hooks[3])
-
-
-def test_the_delivery_thread_runs_below_the_process(store) -> None:
-    """With AVADATA_WEBHOOK_NICE set, the worker's thread runs at that nice value at least; the
-    thread that started it keeps its own priority (Linux: a thread's nice value is its own).
-    The default (0) leaves the thread as it is."""
-    url, _chain, writer = store
-    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    assert Settings(db_url=url).webhook_nice == 0
-    wanted = min(19, before + 7)
-    worker = _worker(url, writer, webhook_nice=wanted)
-    worker.start()
-    try:
-        _wait(lambda: worker._loop is not None)
-        assert worker._thread is not None and worker._thread.native_id is not None
-        nice = os.getpriority(os.PRIO_PROCESS, worker._thread.native_id)
-    finally:
-        worker.stop()
-    assert nice == wanted > before
-    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before

@@ -32,7 +32,6 @@ from typing import Any
 
 import httpx
 
-from avadata.delivery.worker import yield_cpu
 from avadata.devnet.evm.anvil import AnvilOptions, start_anvil
 from avadata.store.engine import make_engine
 from avadata.store.keys import create_key
@@ -96,7 +95,7 @@ def _receiver(stamps: Stamps, path: str) -> ThreadingHTTPServer:
         if not stamps.latency:
             # The ingest runs: a production receiver runs on another machine; here it takes
             # what the indexer and the worker leave (its connections' threads inherit this).
-            yield_cpu(19)
+            _lower_this_thread(19)
         server.serve_forever()
 
     server = Server(("127.0.0.1", 0), Handler)
@@ -349,3 +348,9 @@ def report(r: Result, machine: str, command: str, extra: Sequence[str] = ()) -> 
             f"Command: `{command}`",
         ]
     )
+
+
+def _lower_this_thread(nice: int) -> None:
+    """The calling thread (and the threads it starts) at `nice` (Linux: a thread's own)."""
+    if sys.platform.startswith("linux"):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)

@@ -238,7 +238,8 @@ def rows(runs: tuple[Ingest, ...]) -> list[str]:
     if with_hooks.hooks and not with_hooks.messages:
         out += [
             "No message was POSTed in the window: the deliveries, below the indexer's CPU "
-            "priority (AVADATA_WEBHOOK_NICE), waited for the backfill, which took the cores.",
+            "priority (AVADATA_WEBHOOK_NICE, default 19), waited for the backfill, which took "
+            "the cores.",
             "",
         ]
     if base.blocks_per_s > 0:

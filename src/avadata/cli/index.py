@@ -250,20 +250,14 @@ def _start_delivery(db: str) -> Any:
     `index` and `serve` apart gets deliveries from either; the store's delivery lease lets one
     worker of all send. Receivers on private addresses: as AVADATA_WEBHOOK_PRIVATE_TARGETS
     (and AVADATA_HOST) say, `index` having no --host of its own."""
-    from avadata.delivery.worker import DeliveryWorker
+    from avadata.delivery.host import DeliveryHost
     from avadata.settings import Settings
-    from avadata.store.engine import make_engine
 
     settings = Settings(db_url=db)
     # A serve on the same store delivers when there is one: it asks for the lease first.
-    worker = DeliveryWorker(
-        make_engine(db, read_only=True),
-        make_engine(db),
-        settings,
-        defer_s=settings.webhook_lease_s,
-    )
-    worker.start()
-    return worker
+    host = DeliveryHost(settings, defer_s=settings.webhook_lease_s)
+    host.start()
+    return host
 
 
 def _network_id(network: str | None) -> int | None:

@@ -11,7 +11,7 @@ import typer
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from avadata.delivery.worker import DeliveryWorker
+    from avadata.delivery.host import DeliveryHost
     from avadata.exports.worker import ExportWorker
     from avadata.indexer.nft.worker import Worker
     from avadata.settings import Settings
@@ -125,16 +125,14 @@ def _start_nft_worker(settings: Settings) -> Worker:
     return worker
 
 
-def _start_delivery(settings: Settings) -> DeliveryWorker:
-    """Webhooks (docs/webhooks.md), delivered from this process (the parent of --workers), so
-    `up` delivers too; it reads and writes --db, never the replica."""
-    from avadata.delivery.worker import DeliveryWorker
-    from avadata.store.engine import make_engine
+def _start_delivery(settings: Settings) -> DeliveryHost:
+    """Webhooks (docs/webhooks.md), delivered by a process this one (the parent of --workers)
+    starts and stops, so `up` delivers too; it reads and writes --db, never the replica."""
+    from avadata.delivery.host import DeliveryHost
 
-    db = settings.db_url
-    worker = DeliveryWorker(make_engine(db, read_only=True), make_engine(db), settings)
-    worker.start()
-    return worker
+    host = DeliveryHost(settings)
+    host.start()
+    return host
 
 
 def _start_exports(settings: Settings) -> ExportWorker:

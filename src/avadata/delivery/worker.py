@@ -1,9 +1,9 @@
 """The delivery worker: every active webhook's events, from the store to its receiver, in order,
 signed, retried until acknowledged.
 
-Stage: delivery (hosted by `avadata serve` and `avadata index`, so `avadata up` runs it too).
-One thread with its own event loop and its own writer engine; the API stays read-only for
-everything else. Of all the workers on one store, only the holder of the delivery lease
+Stage: delivery (hosted by `avadata serve` and `avadata index`, so `avadata up` runs it too,
+in a process of its own that they start: host.py). One thread with its own event loop and its
+own writer engine. Of all the workers on one store, only the holder of the delivery lease
 (store/webhooks/lease.py) sends: the others wait to take it over.
 
 Each active webhook has a lane (lanes.py). The keeper loop, every `webhook_poll_s`, renews the
@@ -36,7 +36,6 @@ import os
 import random
 import secrets
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -75,25 +74,6 @@ def backoff_s(attempt: int, base: float, cap: float, rand: Callable[[], float]) 
     return full * (0.5 + rand() / 2)
 
 
-def yield_cpu(nice: int) -> None:
-    """Run the calling thread, and the threads it starts later (its loop's store reads), at
-    `nice` at least. Linux only, where a thread's nice value is its own (setpriority on its
-    thread ID): the API or the indexer sharing the process keep theirs.
-
-    Why: the deliveries of many webhooks can take a core, and ingest matters more (a message
-    waits in the store, safe, while its block cannot be read before it is indexed). Lower
-    than the indexer's processes, the worker gets the CPU they leave: as fast as ever when
-    cores are free, slower while a backfill takes them."""
-    if nice <= 0 or not sys.platform.startswith("linux"):
-        return
-    tid = threading.get_native_id()
-    try:
-        if os.getpriority(os.PRIO_PROCESS, tid) < nice:
-            os.setpriority(os.PRIO_PROCESS, tid, nice)
-    except OSError:  # never expected (lowering one's own priority needs no privilege)
-        log.warning("webhook delivery: cannot lower the delivery thread's priority")
-
-
 class DeliveryWorker:
     def __init__(
         self,
@@ -118,6 +98,7 @@ class DeliveryWorker:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
+        self._stop_asked = False
         self._wake = asyncio.Event()
         # Cursor writes and the roster's read: one at a time (a lane's own write after a
         # retry must not race the round's).
@@ -143,13 +124,13 @@ class DeliveryWorker:
         self._thread.start()
 
     def _main(self) -> None:
-        yield_cpu(self.settings.webhook_nice)
         try:
             asyncio.run(self.run())
         except Exception:
             log.exception("the webhook delivery worker stopped")
 
     def stop(self, timeout: float = 10.0) -> None:
+        self._stop_asked = True  # seen by `run` if its loop is not up yet
         loop, stop = self._loop, self._stop
         if loop is not None and stop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(stop.set)
@@ -162,6 +143,8 @@ class DeliveryWorker:
         """Deliver until stopped: follow the chains' heads and the roster of active webhooks."""
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
+        if self._stop_asked:
+            self._stop.set()
         async with self.sender:
             reader = asyncio.create_task(self._reader())
             try:

@@ -18,14 +18,13 @@ ends with the indexer; only the child writes to its result queue.
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
-import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from avadata.child_processes import die_with_parent, ignore_ctrl_c
 from avadata.indexer.fetch.protocol import Hint
 
 # Chunks a child may have ready ahead of the writer: enough to keep the writer busy while the
@@ -36,7 +35,6 @@ QUEUE_CHUNKS = 4
 # How far below its fetch processes the writer runs (a nice increment, see `yield_cpu`).
 WRITER_NICE = 5
 
-_PR_SET_PDEATHSIG = 1
 _CTX = multiprocessing.get_context("spawn")
 
 
@@ -105,21 +103,9 @@ def _spawn(hint: Hint | None) -> Child:
     return Child(process, jobs, out, hint)
 
 
-def die_with_parent(parent: int) -> None:
-    """SIGKILL this process when the parent dies (a kill -9 of the indexer included)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
-    if os.getppid() != parent:  # the parent went before prctl took effect
-        os._exit(1)
-
-
 def _entry(parent: int, jobs: Any, out: Any, hint: Hint | None) -> None:
     die_with_parent(parent)
-    # Ctrl-C reaches the whole process group: the parent decides how to stop.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_ctrl_c()
     from avadata.gc_tuning import tune_for_indexing
     from avadata.indexer.fetch.child import main  # the node's client, no decoders yet
 
