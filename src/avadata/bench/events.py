@@ -54,7 +54,7 @@ class Stamps:
     latency: bool = True
 
 
-def _receiver(stamps: Stamps, path: str) -> ThreadingHTTPServer:
+def start_receiver(stamps: Stamps, path: str) -> ThreadingHTTPServer:
     """A receiver of POSTs to `path` only: a stray sender that reuses a freed port (another
     store's worker retrying its own dead receiver) is not counted."""
 
@@ -156,15 +156,15 @@ def _poll_api(
             time.sleep(0.01)
 
 
-def _rpc(url: str, method: str, params: list[object]) -> Any:
+def rpc_call(url: str, method: str, params: list[object]) -> Any:
     answer = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
     return answer.json()["result"]
 
 
 def _send(rpc: str, sender: str, to: str, api: str, stamps: Stamps) -> threading.Thread:
     """One transfer: its acceptance stamped, and a poller of the Data API started."""
-    tx = str(_rpc(rpc, "eth_sendTransaction", [{"from": sender, "to": to, "value": "0x1"}]))
-    while _rpc(rpc, "eth_getTransactionReceipt", [tx]) is None:
+    tx = str(rpc_call(rpc, "eth_sendTransaction", [{"from": sender, "to": to, "value": "0x1"}]))
+    while rpc_call(rpc, "eth_getTransactionReceipt", [tx]) is None:
         time.sleep(0.005)
     stamps.accepted[tx.lower()] = time.time()
     poller = threading.Thread(target=_poll_api, args=(api, tx.lower(), stamps, time.time() + 30))
@@ -182,7 +182,7 @@ def _stack(poll: float, folder: Path) -> Iterator[tuple[str, str, str, str]]:
     migrate(engine)
     key, _ = create_key(engine, "bench", None)
     engine.dispose()
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, AVADATA_WEBHOOK_POLL_S="0.05")
     exe = [sys.executable, "-m", "avadata"]
     procs = [
@@ -214,7 +214,7 @@ def _stack(poll: float, folder: Path) -> Iterator[tuple[str, str, str, str]]:
         anvil.stop()
 
 
-def _free_port() -> int:
+def free_port() -> int:
     import socket
 
     with socket.socket() as s:
@@ -266,11 +266,11 @@ class Result:
 def run(txs: int, interval: float, hooks: int, poll: float) -> Result:
     stamps = Stamps()
     path = f"/hook/{secrets.token_hex(8)}"
-    receiver = _receiver(stamps, path)
+    receiver = start_receiver(stamps, path)
     hook_url = f"http://127.0.0.1:{receiver.server_address[1]}{path}"
     stop = threading.Event()
     with tempfile.TemporaryDirectory() as tmp, _stack(poll, Path(tmp)) as (rpc, api, key, _db):
-        accounts = _rpc(rpc, "eth_accounts", [])
+        accounts = rpc_call(rpc, "eth_accounts", [])
         sender, to = str(accounts[0]).lower(), str(accounts[1]).lower()
         _hooks(api, key, hook_url, sender, hooks)
         threading.Thread(target=_stream, args=(api, key, sender, stamps, stop), daemon=True).start()

@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from avadata.bench.events import CHAIN_ID, Stamps, _free_port, _receiver, _rpc
+from avadata.bench.events import CHAIN_ID, Stamps, free_port, rpc_call, start_receiver
 from avadata.devnet.evm.anvil import AnvilOptions, start_anvil
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
@@ -62,10 +62,10 @@ class Ingest:
 def _fill(rpc: str, blocks: int) -> tuple[tuple[str, str], int]:
     """A chain of `blocks` blocks of TRANSFERS_PER_BLOCK transfers each between the first two
     accounts, mined one batch at a time: (both accounts, the last block)."""
-    accounts = _rpc(rpc, "eth_accounts", [])
+    accounts = rpc_call(rpc, "eth_accounts", [])
     sender, to = str(accounts[0]).lower(), str(accounts[1]).lower()
     # Explicit nonces: anvil handles a batch's sends concurrently and would give some the same.
-    nonce = int(_rpc(rpc, "eth_getTransactionCount", [sender, "pending"]), 16)
+    nonce = int(rpc_call(rpc, "eth_getTransactionCount", [sender, "pending"]), 16)
     mine = {"jsonrpc": "2.0", "id": 0, "method": "evm_mine", "params": []}
     with httpx.Client(timeout=120) as client:
         for _ in range(blocks):
@@ -83,7 +83,7 @@ def _fill(rpc: str, blocks: int) -> tuple[tuple[str, str], int]:
                 raise RuntimeError(f"anvil refused a transfer: {answers}")
             nonce += TRANSFERS_PER_BLOCK
             client.post(rpc, json=mine).raise_for_status()
-    return (sender, to), int(_rpc(rpc, "eth_blockNumber", []), 16)
+    return (sender, to), int(rpc_call(rpc, "eth_blockNumber", []), 16)
 
 
 def _store(folder: Path, watched: tuple[str, ...], url: str, hooks: int) -> str:
@@ -181,14 +181,14 @@ def ingest(blocks: int, hooks: int, poll: float) -> Ingest:
     to `hooks` webhooks (module doc)."""
     stamps = Stamps(latency=False)
     path = f"/hook/{secrets.token_hex(8)}"
-    receiver = _receiver(stamps, path)
+    receiver = start_receiver(stamps, path)
     hook_url = f"http://127.0.0.1:{receiver.server_address[1]}{path}"
     anvil = start_anvil(AnvilOptions(chain_id=CHAIN_ID))
     try:
         with tempfile.TemporaryDirectory() as tmp:
             watched, last = _fill(anvil.rpc_url, blocks)
             db = _store(Path(tmp), watched, hook_url, hooks)
-            port = _free_port()
+            port = free_port()
             serve = _start(Path(tmp), "serve", "--db", db, "--port", str(port))
             try:
                 _serving(f"http://127.0.0.1:{port}", db, hooks, serve)

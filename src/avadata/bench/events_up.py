@@ -94,11 +94,11 @@ class Heads:
 def run(txs: int) -> events.Result:
     stamps = events.Stamps()
     path = f"/hook/{secrets.token_hex(8)}"
-    receiver = events._receiver(stamps, path)
+    receiver = events.start_receiver(stamps, path)
     hook_url = f"http://127.0.0.1:{receiver.server_address[1]}{path}"
     stop = threading.Event()
     with tempfile.TemporaryDirectory() as tmp:
-        port, node_port = events._free_port(), events._free_port()
+        port, node_port = events.free_port(), events.free_port()
         up = _start_up(Path(tmp), port, node_port)
         try:
             api, node = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{node_port}"
@@ -106,7 +106,7 @@ def run(txs: int) -> events.Result:
             db = f"sqlite:///{Path(tmp) / 'avadata.db'}"
             _caught_up(db, chain_id, rpc, up)
             key = _key(db)
-            accounts = events._rpc(rpc, "eth_accounts", [])
+            accounts = events.rpc_call(rpc, "eth_accounts", [])
             sender, to = str(accounts[-1]).lower(), str(accounts[-2]).lower()
             events._hooks(api, key, hook_url, sender, 1, chain_id)
             args = (api, key, sender, stamps, stop, chain_id)
@@ -147,9 +147,9 @@ def _rounds(
     API."""
     last = heads.next_after(-1, 30)
     for _ in range(txs):
-        tx = str(events._rpc(rpc, "eth_sendTransaction", [{"from": pair[0], "to": pair[1]}]))
+        tx = str(events.rpc_call(rpc, "eth_sendTransaction", [{"from": pair[0], "to": pair[1]}]))
         last = heads.next_after(last, 30)
-        receipt = events._rpc(rpc, "eth_getTransactionReceipt", [tx])
+        receipt = events.rpc_call(rpc, "eth_getTransactionReceipt", [tx])
         block = None if receipt is None else int(receipt["blockNumber"], 16)
         if block is None or block not in heads.at:
             continue  # not in the announced block: not measured (the report's "seen" says so)
@@ -203,7 +203,7 @@ def _caught_up(db: str, chain_id: int, rpc: str, up: subprocess.Popen[bytes]) ->
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         _alive(up)
-        head = int(events._rpc(rpc, "eth_blockNumber", []), 16)
+        head = int(events.rpc_call(rpc, "eth_blockNumber", []), 16)
         indexed = None
         if Path(db.removeprefix("sqlite:///")).exists():
             reader = make_engine(db, read_only=True)
