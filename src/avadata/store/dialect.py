@@ -161,12 +161,13 @@ def normalize_url(url: str, *, read_only: bool = False) -> URL:
     raise ValueError(f"unsupported database URL {u.render_as_string(hide_password=True)!r}")
 
 
-# The API's PostgreSQL connections: as many as its store-bound route bodies run at once
-# (api/deps.on_store bounds them to this), plus room for what runs beside them (the freshness
-# headers' head lookups, API-key lookups) so those never wait. A connection past the pool's
-# size is closed when it comes back, and opening one costs a server process: the pool never
-# needs one under the API's own bound.
+# The API's PostgreSQL connections: one per reader thread running its store-bound route
+# bodies (api/readers.py; each keeps its connection while busy), plus spares for what runs
+# beside them (the freshness headers' head lookups, API-key lookups, the metrics routes) so
+# those never wait, nor open a connection: one past the pool's size is closed when it comes
+# back, and opening one costs a server process.
 READ_POOL_SIZE = 8
+_READ_POOL_SPARE = 4
 _READ_POOL_OVERFLOW = 8
 
 # A pooled reader connection idle longer than this is pinged before use (a server restart or
@@ -216,18 +217,23 @@ def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
         # and a ROLLBACK round trip besides its own, and buys nothing at READ COMMITTED, where
         # every statement takes a fresh snapshot anyway.
         "isolation_level": "AUTOCOMMIT",
-        "pool_size": READ_POOL_SIZE,
+        "pool_size": READ_POOL_SIZE + _READ_POOL_SPARE,
         "max_overflow": _READ_POOL_OVERFLOW,
         "connect_args": connect_args,
     }
 
 
-def read_concurrency(engine: Engine) -> int | None:
-    """How many store reads the API should run at once on `engine`'s connections (its pool
-    size), or None when they run on the event loop (SQLite, see `queries_in_process`)."""
+# Reader threads on SQLite, where the API runs its reads on the event loop unless told not to
+# (`queries_in_process`): threads buy no parallelism there, a few serve.
+_SQLITE_READ_THREADS = 4
+
+
+def read_concurrency(engine: Engine) -> int:
+    """How many store reads the API should run at once in threads on `engine`'s connections
+    (one thread each, see READ_POOL_SIZE)."""
     if queries_in_process(engine):
-        return None
-    return int(engine.pool.size())  # type: ignore[attr-defined]
+        return _SQLITE_READ_THREADS
+    return READ_POOL_SIZE
 
 
 def _ping_when_idle(engine: Engine) -> None:
