@@ -15,6 +15,7 @@ import asyncio
 import contextvars
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -189,5 +190,6 @@ class ReaderThreads:
             threads, self._threads = self._threads, []
         for _ in threads:
             self._jobs.put(None)
+        deadline = time.monotonic() + timeout  # one wait for all: shutdown must not add up
         for thread in threads:
-            thread.join(timeout)
+            thread.join(max(0.0, deadline - time.monotonic()))
