@@ -168,7 +168,7 @@ def normalize_url(url: str, *, read_only: bool = False) -> URL:
 # back, and opening one costs a server process.
 READ_POOL_SIZE = 8
 _READ_POOL_SPARE = 4
-_READ_POOL_OVERFLOW = 8
+_READ_POOL_OVERFLOW = 4
 
 # A pooled reader connection idle longer than this is pinged before use (a server restart or
 # a proxy's idle timeout drops connections silently); a busy one is not, a ping being a round
