@@ -5,16 +5,20 @@ actually ran on, against the loop's own thread."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import threading
+import time
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection, select
 
+from avadata.api import readers
 from avadata.api.app import create_app
 from avadata.api.deps import AppState, on_store, read_conn
 from avadata.settings import Settings
+from avadata.store.dialect import read_concurrency
 from avadata.store.engine import make_engine
 from avadata.store.migrate import migrate
 from avadata.store.schema import chains
@@ -99,9 +103,12 @@ def test_a_nested_or_threaded_use_gets_a_connection_of_its_own(
     # Outside an inline body (here, a plain call from a thread), always one's own.
     with read_conn(st) as own:
         assert own is not outer
+    # In a reader thread: the thread's own kept connection, not the loop's.
     threaded = dataclasses.replace(st, inline=False)
     asyncio.run(_connections(st=threaded, out=seen))
-    assert seen[-1] is not outer and seen[-1].closed
+    assert seen[-1] is not outer
+    st.readers.close()
+    assert seen[-1].closed  # a stopped reader hands its connection back
     st.loop.close()
 
 
@@ -116,6 +123,93 @@ def test_a_request_sees_what_was_committed_before_it(tmp_path: Path) -> None:
             with writer.begin() as conn:
                 conn.execute(chains.insert().values(chain_id=7, name="seven", blockchain_id="b7"))
             assert [c["chainId"] for c in client.get("/v1/chains").json()["chains"]] == ["7"]
-        assert app.state.avadata.loop._conn is None  # closed at shutdown
+        assert app.state.avadata.loop.open_count() == 0  # closed at shutdown
     finally:
         writer.dispose()
+
+
+# The reader threads (api/readers.py), where bodies run when not inline (PostgreSQL).
+
+_REQUEST: contextvars.ContextVar[str] = contextvars.ContextVar("request", default="none")
+
+
+@on_store
+def _reader_body(st: AppState, out: list[tuple[int, Connection, bool, str]]) -> int:
+    with read_conn(st) as conn:
+        conn.execute(select(chains.c.chain_id)).all()
+        out.append((threading.get_ident(), conn, conn.in_transaction(), _REQUEST.get()))
+    return len(out)
+
+
+@on_store
+def _failing_body(st: AppState) -> None:
+    raise LookupError("from the reader thread")
+
+
+def _threaded(store: tuple[str, object]) -> AppState:
+    app = create_app(Settings(db_url=store[0], page_token_secret="test-secret-0123456789"))
+    return dataclasses.replace(app.state.avadata, inline=False)
+
+
+def test_reader_threads_keep_their_connection_and_carry_context_and_errors(
+    store: tuple[str, object],
+) -> None:
+    st = _threaded(store)
+    seen: list[tuple[int, Connection, bool, str]] = []
+
+    async def requests() -> None:
+        _REQUEST.set("r1")
+        for _ in range(20):  # one after another: any reader may take each
+            await _reader_body(st=st, out=seen)
+        with pytest.raises(LookupError, match="reader thread"):
+            await _failing_body(st=st)
+
+    asyncio.run(requests())
+    loop_thread = threading.get_ident()  # asyncio.run's loop runs on this thread
+    threads = {t for t, *_ in seen}
+    assert loop_thread not in threads and len(threads) <= read_concurrency(st.engine)
+    by_thread = {t: {id(c) for tt, c, *_ in seen if tt == t} for t in threads}
+    assert all(len(conns) == 1 for conns in by_thread.values())  # kept across requests
+    assert all(in_tx for *_, in_tx, _ in seen) and {r for *_, r in seen} == {"r1"}
+    assert not any(c.in_transaction() for _, c, *_ in seen)  # each turn ended its transaction
+    assert st.loop.open_count() >= 1
+    st.readers.close()
+    assert st.loop.open_count() == 0 and all(c.closed for _, c, *_ in seen)
+
+
+def test_reader_threads_run_at_most_their_count_at_once(store: tuple[str, object]) -> None:
+    st = _threaded(store)
+    count = read_concurrency(st.engine)
+    running, peak, lock = [0], [0], threading.Lock()
+    gate = threading.Event()
+
+    @on_store
+    def body(st: AppState) -> None:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+            if running[0] == count:
+                gate.set()
+        gate.wait(5)
+        with lock:
+            running[0] -= 1
+
+    async def many() -> None:
+        await asyncio.gather(*(body(st=st) for _ in range(3 * count)))
+
+    asyncio.run(many())
+    st.readers.close()
+    assert peak[0] == count
+
+
+def test_an_idle_reader_hands_its_connection_back(
+    store: tuple[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(readers, "_KEEP_IDLE_S", 0.01)
+    st = _threaded(store)
+    asyncio.run(_reader_body(st=st, out=[]))
+    deadline = time.monotonic() + 5
+    while st.loop.open_count() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert st.loop.open_count() == 0
+    st.readers.close()

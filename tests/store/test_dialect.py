@@ -363,6 +363,36 @@ def test_read_rows_reads_what_execute_reads(engine):
             dialect.read_rows(conn, _read_cases(t)[0][0], {"chain": 1})
 
 
+def test_a_reader_reads_through_its_connection_and_one_cursor(db_url, engine):
+    """The API's reads on a reader engine read what execute() reads; on PostgreSQL
+    (autocommit) they open no SQLAlchemy transaction and reuse one psycopg cursor per
+    connection, and the server sees each statement in a transaction of its own."""
+    t = _ledger(engine)
+    with engine.begin() as conn:
+        dialect.bulk_insert_ignore(
+            conn,
+            t,
+            ("chain_id", "token", "token_id", "block_number", "balance"),
+            [(1, "0xa", 1, 2, 3)],
+        )
+    reader = make_reader_engine(db_url)
+    try:
+        with reader.connect() as conn:
+            for stmt, params in _read_cases(t):
+                expected = [tuple(r) for r in conn.execute(stmt, params)]
+                conn.rollback()
+                for _ in range(2):
+                    assert [tuple(r) for r in dialect.read_rows(conn, stmt, params)[1]] == expected
+            if reader.dialect.name == "postgresql":
+                assert not conn.in_transaction()
+                assert not conn.connection.driver_connection.info.transaction_status
+                cursor = conn.connection.info[dialect._CURSOR]
+                dialect.read_rows(conn, _read_cases(t)[0][0], _read_cases(t)[0][1])
+                assert conn.connection.info[dialect._CURSOR] is cursor
+    finally:
+        reader.dispose()
+
+
 def test_read_rows_reads_one_snapshot_per_connection_use(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     writer = make_engine(url)

@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 from fastapi import FastAPI
 
 from avadata.api import errors, health, prometheus
@@ -31,7 +30,7 @@ from avadata.api.data import (
     transfers,
     tx_detail,
 )
-from avadata.api.deps import AppState, LoopConnection
+from avadata.api.deps import AppState
 from avadata.api.encoding import JsonResponse
 from avadata.api.freshness import FreshnessMiddleware
 from avadata.api.limits import RateLimitMiddleware
@@ -53,6 +52,7 @@ from avadata.api.primary import supply as primary_supply
 from avadata.api.primary import validator_list as primary_validator_list
 from avadata.api.primary import validators as primary_validators
 from avadata.api.primary import vertices as primary_vertices
+from avadata.api.readers import LoopConnection, ReaderThreads
 from avadata.api.webhooks import routes as webhook_routes
 from avadata.api.webhooks import stream as webhook_stream
 from avadata.settings import Settings
@@ -127,7 +127,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         FilePriceSource(settings.prices_file) if settings.prices_file is not None else None
     )
     loop = LoopConnection(engine)
-    bound = read_concurrency(engine)
+    readers = ReaderThreads(loop, read_concurrency(engine))
     inline = queries_in_process(engine)
     if settings.api_inline_reads is not None:
         inline = settings.api_inline_reads
@@ -135,6 +135,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        readers.close()
         loop.close()
         app.state.avadata.writer.close()
 
@@ -151,8 +152,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         codec=PageCodec(_secret(settings, engine)),
         prices=prices,
         loop=loop,
+        readers=readers,
         inline=inline,
-        limiter=anyio.CapacityLimiter(bound) if bound else None,
     )
     errors.install(app)
     # Added first, so inside the limiter: a refused request costs no head lookup.

@@ -15,13 +15,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ParamSpec, TypeVar
 
-import anyio
 from fastapi import Depends, Path, Request
 
 from avadata.api.derived import DerivedCache
 from avadata.api.errors import bad_request, not_found
 from avadata.api.paging import PageCodec
 from avadata.api.prices import PriceSource
+from avadata.api.readers import LoopConnection, ReaderThreads
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
 from avadata.store.queries import chains as chain_queries
@@ -58,60 +58,6 @@ class _ChainCache:
         return row
 
 
-class LoopConnection:
-    """One connection for the store-bound route bodies that run on the event loop (see
-    on_store): checking a connection out of the pool and back in cost about 35 us a request,
-    a tenth of a whole block's page. Those bodies never overlap (each runs to its end without
-    awaiting), so they take turns on one connection; each turn ends with a rollback, so every
-    request still reads in a read transaction of its own and sees what was committed before
-    it. Any other use (a worker thread, a nested use, a body not run inline) checks out a
-    connection of its own, as before."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._conn: Connection | None = None
-        # The thread running an on_store body inline right now, if any.
-        self._inline_thread: int | None = None
-        self._busy = False
-
-    @contextmanager
-    def running_inline(self) -> Iterator[None]:
-        """Around an on_store body run on the event loop: its connections may be this one."""
-        outer = self._inline_thread
-        self._inline_thread = threading.get_ident()
-        try:
-            yield
-        finally:
-            self._inline_thread = outer
-
-    @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        if self._busy or self._inline_thread != threading.get_ident():
-            with self._engine.connect() as own:
-                yield own
-            return
-        conn = self._conn
-        if conn is None or conn.closed or conn.invalidated:
-            conn = self._conn = self._engine.connect()
-        self._busy = True
-        try:
-            yield conn
-        finally:
-            self._busy = False
-            try:
-                conn.rollback()
-            except BaseException:
-                # A connection that cannot even roll back is not handed out again.
-                self._conn = None
-                conn.close()
-                raise
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-
 class StoreWriter:
     """A writer engine on the store, made on first use: the few operations that write
     (reindexNft) are rare, and the server otherwise holds no write handle. Its users run in a
@@ -142,11 +88,10 @@ class AppState:
     codec: PageCodec
     prices: PriceSource | None
     loop: LoopConnection
-    # Run store-bound route bodies on the event loop instead of a worker thread (see on_store).
+    # Otherwise (not inline): the threads that run them, one per pooled connection.
+    readers: ReaderThreads
+    # Run store-bound route bodies on the event loop instead of a reader thread (see on_store).
     inline: bool = False
-    # Otherwise: at most this many run at once, one per pooled connection (dialect's
-    # read_concurrency); None: the worker threads' default bound.
-    limiter: anyio.CapacityLimiter | None = None
     # Per app: two apps on two stores must not share chain rows.
     chains: _ChainCache = field(default_factory=lambda: _ChainCache())
     writer: StoreWriter = field(default_factory=StoreWriter)
@@ -171,9 +116,9 @@ def on_store(func: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
     it is cheapest. FastAPI would run a sync body in a worker thread: on SQLite (AppState.inline)
     the queries are CPU work under the GIL, so the thread adds a hop (about 0.2 ms here, more
     than a keyset page costs) and no parallelism, and the body runs inline on the event loop;
-    on PostgreSQL the body keeps the worker thread, so one request's network waits overlap
-    another's work, as many at once as the engine pools connections (AppState.limiter: a body
-    beyond the pool would wait for a connection, or open and close one of its own). The body
+    on PostgreSQL the body runs in one of the app's reader threads (api/readers.py), so one
+    request's network waits overlap another's work, as many at once as the engine pools
+    connections, each thread on a connection it keeps while busy. The body
     must only read: a write could wait for the indexer's lock and would stall every request
     on the loop."""
 
@@ -183,8 +128,7 @@ def on_store(func: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
         if st.inline:
             with st.loop.running_inline():
                 return func(*args, **kwargs)
-        call = functools.partial(func, *args, **kwargs)
-        return await anyio.to_thread.run_sync(call, limiter=st.limiter)
+        return await st.readers.run(functools.partial(func, *args, **kwargs))
 
     return endpoint
 

@@ -161,13 +161,14 @@ def normalize_url(url: str, *, read_only: bool = False) -> URL:
     raise ValueError(f"unsupported database URL {u.render_as_string(hide_password=True)!r}")
 
 
-# The API's PostgreSQL connections: as many as its store-bound route bodies run at once
-# (api/deps.on_store bounds them to this), plus room for what runs beside them (the freshness
-# headers' head lookups, API-key lookups) so those never wait. A connection past the pool's
-# size is closed when it comes back, and opening one costs a server process: the pool never
-# needs one under the API's own bound.
+# The API's PostgreSQL connections: one per reader thread running its store-bound route
+# bodies (api/readers.py; each keeps its connection while busy), plus spares for what runs
+# beside them (the freshness headers' head lookups, API-key lookups, the metrics routes) so
+# those never wait, nor open a connection: one past the pool's size is closed when it comes
+# back, and opening one costs a server process.
 READ_POOL_SIZE = 8
-_READ_POOL_OVERFLOW = 8
+_READ_POOL_SPARE = 4
+_READ_POOL_OVERFLOW = 4
 
 # A pooled reader connection idle longer than this is pinged before use (a server restart or
 # a proxy's idle timeout drops connections silently); a busy one is not, a ping being a round
@@ -216,18 +217,23 @@ def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
         # and a ROLLBACK round trip besides its own, and buys nothing at READ COMMITTED, where
         # every statement takes a fresh snapshot anyway.
         "isolation_level": "AUTOCOMMIT",
-        "pool_size": READ_POOL_SIZE,
+        "pool_size": READ_POOL_SIZE + _READ_POOL_SPARE,
         "max_overflow": _READ_POOL_OVERFLOW,
         "connect_args": connect_args,
     }
 
 
-def read_concurrency(engine: Engine) -> int | None:
-    """How many store reads the API should run at once on `engine`'s connections (its pool
-    size), or None when they run on the event loop (SQLite, see `queries_in_process`)."""
+# Reader threads on SQLite, where the API runs its reads on the event loop unless told not to
+# (`queries_in_process`): threads buy no parallelism there, a few serve.
+_SQLITE_READ_THREADS = 4
+
+
+def read_concurrency(engine: Engine) -> int:
+    """How many store reads the API should run at once in threads on `engine`'s connections
+    (one thread each, see READ_POOL_SIZE)."""
     if queries_in_process(engine):
-        return None
-    return int(engine.pool.size())  # type: ignore[attr-defined]
+        return _SQLITE_READ_THREADS
+    return READ_POOL_SIZE
 
 
 def _ping_when_idle(engine: Engine) -> None:
@@ -361,6 +367,10 @@ def _instrumented(conn: Connection) -> bool:
     return bool(d.before_cursor_execute or d.after_cursor_execute or conn.engine.echo)
 
 
+# The driver connection's info key of its kept psycopg cursor (read_rows).
+_CURSOR = "avadata.read_cursor"
+
+
 def read_rows(
     conn: Connection, stmt: Select[Any], params: Mapping[str, Any]
 ) -> tuple[tuple[str, ...], list[Sequence[Any]]]:
@@ -370,27 +380,35 @@ def read_rows(
     if prepared is None:
         result = conn.execute(stmt, params)
         return tuple(result.keys()), list(result)
-    if not conn.in_transaction():
-        conn.begin()  # as execute() would: one read transaction (snapshot) per connection use
+    fairy = conn.connection
+    driver: Any = fairy.driver_connection
+    # As execute() would: one read transaction (snapshot) per connection use; but not for an
+    # autocommit PostgreSQL reader (each statement its own snapshot), where SQLAlchemy's begin
+    # and the rollback after it are Python work that sends nothing.
+    if not conn.in_transaction() and not (prepared.late is not None and driver.autocommit):
+        conn.begin()
     values = []
     for name, fixed, encode in prepared.binds:
         value = params[name] if fixed is _REQUIRED else params.get(name, fixed)
         values.append(value if encode is None else encode(value))
-    driver: Any = conn.connection.driver_connection
     if prepared.late is None:
-        args: Any = values
-    else:
-        args = dict(zip((b[0] for b in prepared.binds), values, strict=True))
-    cursor = driver.execute(prepared.sql, args)
-    try:
-        rows: list[Sequence[Any]] = cursor.fetchall()
+        cursor = driver.execute(prepared.sql, values)
+        try:
+            rows: list[Sequence[Any]] = cursor.fetchall()
+        finally:
+            cursor.close()
         decoders = prepared.decoders
-        if prepared.late is not None:
-            if None not in prepared.late:
-                prepared.late[None] = _late_decoders(conn.dialect, stmt, cursor.description)
-            decoders = prepared.late[None]
-    finally:
-        cursor.close()
+    else:
+        # psycopg: one cursor per connection, kept with it (making one per statement, with
+        # its adapters' map, cost a tenth of the statement's Python work).
+        cursor = fairy.info.get(_CURSOR)
+        if cursor is None:
+            cursor = fairy.info[_CURSOR] = driver.cursor()
+        cursor.execute(prepared.sql, dict(zip((b[0] for b in prepared.binds), values, strict=True)))
+        rows = cursor.fetchall()
+        if None not in prepared.late:
+            prepared.late[None] = _late_decoders(conn.dialect, stmt, cursor.description)
+        decoders = prepared.late[None]
     if decoders:
         decoded: list[Sequence[Any]] = []
         for row in rows:

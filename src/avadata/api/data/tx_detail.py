@@ -30,7 +30,6 @@ from avadata.api.fastroute import FastRoute
 from avadata.store.queries import tx_detail as queries
 from avadata.store.queries.chains import ChainRow
 from avadata.store.queries.keyset import AnyRow
-from avadata.store.types import Connection
 
 router = APIRouter(tags=["EVM transactions"], route_class=FastRoute)
 
@@ -80,11 +79,10 @@ def network_token_details(st: AppState, chain: ChainRow, currency: str) -> Netwo
 
 
 def transaction_response(
-    st: AppState, conn: Connection, chain: ChainRow, row: AnyRow, currency: str
+    st: AppState, chain: ChainRow, found: queries.Found, currency: str
 ) -> JsonResponse:
-    key = (int(row.block_number), int(row.tx_index))
-    found = details(*queries.details_of(conn, chain.chain_id, [key])[key])
-    body: dict[str, Any] = dict(found)
+    row, transfers, internals = found
+    body: dict[str, Any] = details(transfers, internals)
     body["networkTokenDetails"] = network_token_details(st, chain, currency)
     body["nativeTransaction"] = full_native(row)
     return JsonResponse(body)
@@ -106,10 +104,10 @@ def get_transaction(
     ],
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        row = queries.by_hash(conn, chain.chain_id, tx_hash.lower())
-        if row is None:
+        found = queries.with_details(conn, chain.chain_id, tx_hash=tx_hash.lower())
+        if found is None:
             raise not_found(f"txHash: transaction {tx_hash} is not indexed on chain {chain_id}")
-        return transaction_response(st, conn, chain, row, "usd")
+        return transaction_response(st, chain, found, "usd")
 
 
 @router.get(
@@ -126,9 +124,9 @@ def get_deployment(
     currency: Annotated[CurrencyCode, Query()] = "usd",
 ) -> JsonResponse:
     with chain_conn(st, chain_id) as (conn, chain):
-        row = queries.deployment(conn, chain.chain_id, address.lower())
-        if row is None:
+        found = queries.with_details(conn, chain.chain_id, address=address.lower())
+        if found is None:
             raise not_found(
                 f"address: no indexed deployment of contract {address} on chain {chain_id}"
             )
-        return transaction_response(st, conn, chain, row, currency)
+        return transaction_response(st, chain, found, currency)

@@ -13,23 +13,24 @@ reads is bounded by its own transactions and their blocks, however deep the page
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import (
     Connection,
+    Table,
     and_,
     bindparam,
+    cast,
     literal_column,
     null,
     or_,
     select,
-    type_coerce,
     union_all,
 )
 
 from avadata.store.dialect import read_rows
-from avadata.store.queries.keyset import AnyRow, fetch, record_maker
+from avadata.store.queries.keyset import AnyRow, record_maker
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.rows import is_listed_call
 from avadata.store.schema import (
@@ -76,37 +77,63 @@ def _full() -> Any:
     )
 
 
-_BY_HASH = _full().where(_T.hash == bindparam("hash"))
+Found = tuple[AnyRow, list[Any], list[Any]]  # a transaction, its transfers, its listed calls
 
 
-def by_hash(conn: Connection, chain_id: int, tx_hash: str) -> AnyRow | None:
-    """The transaction with this (lower-case) hash, with base_fee_per_gas, block_time_ms, input
-    and the fee caps (None when not recorded); None when not indexed."""
-    rows = fetch(conn, _BY_HASH, {"chain": chain_id, "hash": tx_hash})
-    return rows[0] if rows else None
+@functools.lru_cache(maxsize=2)
+def _found_with_details(by: str) -> Any:
+    """The transaction `by` finds ("hash": by its hash; "address": the deployment of the
+    contract at that address), its transfers and its listed calls' candidates in one statement
+    (one round trip, not two): `_arms` of the three, the transfers' and calls' arms joined to
+    the transaction's position, which a CTE finds once."""
+    if by == "hash":
+        where = (_T.chain_id == bindparam("chain"), _T.hash == bindparam("hash"))
+        position = select(_T.block_number, _T.tx_index).where(*where)
+    else:
+        where = (_CO.chain_id == bindparam("chain"), _CO.address == bindparam("address"))
+        position = select(_CO.block_number, _CO.tx_index).where(*where)
+    at = position.cte("found")
+
+    def picked(table: Table) -> Any:
+        c = table.c
+        return and_(
+            c.chain_id == bindparam("chain"),
+            c.block_number == at.c.block_number,
+            c.tx_index == at.c.tx_index,
+        )
+
+    return _arms(
+        _full().where(_T.block_number == at.c.block_number, _T.tx_index == at.c.tx_index),
+        _transfers(picked),
+        _calls(picked),
+    )
+
+
+_FULL_KEYS = tuple(_full().selected_columns.keys())
+
+
+def with_details(
+    conn: Connection, chain_id: int, *, tx_hash: str = "", address: str = ""
+) -> Found | None:
+    """The transaction with this (lower-case) hash, or (`address`) the one that deployed the
+    contract there (through the contract's row), with base_fee_per_gas, block_time_ms, input
+    and the fee caps (None when not recorded), its token transfers in log order and its
+    listed internal calls in frame order (as `details_of`); None when not indexed."""
+    by, params = ("hash", {"hash": tx_hash}) if tx_hash else ("address", {"address": address})
+    rows = read_rows(conn, _found_with_details(by), {"chain": chain_id, **params})[1]
+    found = [row for row in rows if row[0] == 0]
+    if not found:
+        return None
+    tx = record_maker(_FULL_KEYS)(found[0][1 : 1 + len(_FULL_KEYS)])
+    out: dict[TxKey, tuple[list[Any], list[Any]]] = {
+        (int(tx.block_number), int(tx.tx_index)): ([], [])
+    }
+    _sort_details(out, rows, len(_FULL_KEYS))
+    transfers, calls = next(iter(out.values()))
+    return tx, transfers, calls
 
 
 _CO = contracts.c
-# The contract's row found by primary key, then its transaction by position: one statement.
-_DEPLOYMENT = (
-    _full()
-    .join(
-        contracts,
-        and_(
-            _CO.chain_id == _T.chain_id,
-            _CO.block_number == _T.block_number,
-            _CO.tx_index == _T.tx_index,
-        ),
-    )
-    .where(_CO.chain_id == bindparam("chain"), _CO.address == bindparam("address"))
-)
-
-
-def deployment(conn: Connection, chain_id: int, address: str) -> AnyRow | None:
-    """As `by_hash`, for the transaction that deployed the contract at `address` (lower-case);
-    None when its deployment or that transaction is not indexed."""
-    rows = fetch(conn, _DEPLOYMENT, {"chain": chain_id, "address": address})
-    return rows[0] if rows else None
 
 
 _TT = token_transfers.c
@@ -134,7 +161,8 @@ def _at_keys(table: Any, counts: tuple[int, ...]) -> Any:
     )
 
 
-def _transfers(counts: tuple[int, ...]) -> Any:
+def _transfers(picked: Callable[[Table], Any]) -> Any:
+    """The token transfers of the transactions `picked(table)` names, with token info."""
     return (
         select(
             *token_transfers.c,
@@ -144,38 +172,41 @@ def _transfers(counts: tuple[int, ...]) -> Any:
             *nft_metadata_columns(),
         )
         .select_from(join_token_info(token_transfers, _TT.chain_id, _TT.token, _TT.token_id))
-        .where(_at_keys(token_transfers, counts))
+        .where(picked(token_transfers))
     )
 
 
-def _calls(counts: tuple[int, ...]) -> Any:
-    return select(*internal_calls.c).where(_at_keys(internal_calls, counts), _IC.depth > 0)
+def _calls(picked: Callable[[Table], Any]) -> Any:
+    return select(*internal_calls.c).where(picked(internal_calls), _IC.depth > 0)
+
+
+def _arms(*arms: Any) -> Any:
+    """`arms` (selects) in one UNION ALL (one round trip, not one each): a first column says
+    which arm (its position: 0 the first), then every arm's columns in turn; each arm names its
+    own columns as they are and pads the others' with NULLs cast to their type (so that each
+    column keeps its type however many arms pad it)."""
+    columns = [list(a.selected_columns) for a in arms]
+    out = []
+    for i, arm in enumerate(arms):
+        row: list[Any] = [literal_column(str(i)).label("arm")]
+        for j, cols in enumerate(columns):
+            if j == i:
+                row.extend(cols)
+            else:
+                row.extend(cast(null(), c.type).label(f"arm{j}_{c.key}") for c in cols)
+        out.append(arm.with_only_columns(*row))
+    return union_all(*out)
 
 
 @functools.lru_cache(maxsize=512)
 def _both(counts: tuple[int, ...]) -> Any:
-    """The transfers and the listed calls' candidates in one UNION ALL (one round trip, not
-    two): a first column says which arm (0: the transfers), then the transfers' columns, then
-    the calls'; each arm names its own columns as they are and pads the other's with NULLs of
-    their type (so either arm reads alone)."""
-    transfers, calls = _transfers(counts), _calls(counts)
-    t_cols = list(transfers.selected_columns)
-    c_cols = list(calls.selected_columns)
-    transfers = transfers.with_only_columns(
-        literal_column("0").label("arm"),
-        *t_cols,
-        *(type_coerce(null(), c.type).label(f"call_{c.key}") for c in c_cols),
-    )
-    calls = calls.with_only_columns(
-        literal_column("1").label("arm"),
-        *(type_coerce(null(), c.type).label(f"transfer_{c.key}") for c in t_cols),
-        *c_cols,
-    )
-    return union_all(transfers, calls)
+    """The transfers (arm 0) and the listed calls' candidates (arm 1) of the transactions at
+    the positions `counts` shapes (see `_at_keys`)."""
+    return _arms(_transfers(lambda t: _at_keys(t, counts)), _calls(lambda t: _at_keys(t, counts)))
 
 
-_TRANSFER_KEYS = tuple(_transfers((1,)).selected_columns.keys())
-_CALL_KEYS = tuple(_calls((1,)).selected_columns.keys())
+_TRANSFER_KEYS = tuple(_transfers(lambda t: _at_keys(t, (1,))).selected_columns.keys())
+_CALL_KEYS = tuple(_calls(lambda t: _at_keys(t, (1,))).selected_columns.keys())
 
 
 def details_of(
@@ -196,20 +227,31 @@ def details_of(
         params[f"b{k}"] = block
         params.update((f"i{k}_{j}", i) for j, i in enumerate(indexes))
     stmt = _both(tuple(len(v) for v in by_block.values()))
+    _sort_details(out, read_rows(conn, stmt, params)[1], 0)
+    return out
+
+
+def _sort_details(
+    out: dict[TxKey, tuple[list[Any], list[Any]]], rows: Iterable[Sequence[Any]], skip: int
+) -> None:
+    """Each row of an `_arms(..., transfers, calls)` statement whose arm is the transfers' or
+    the calls' (the last two, after `skip` columns of earlier arms) into its transaction's
+    lists in `out`: the transfers in log order, the listed calls in frame order."""
     as_transfer, as_call = record_maker(_TRANSFER_KEYS), record_maker(_CALL_KEYS)
+    first = 1 + skip
     width = len(_TRANSFER_KEYS)
-    for row in read_rows(conn, stmt, params)[1]:
-        if row[0] == 0:
-            r = as_transfer(row[1 : 1 + width])
+    transfer_arm = 1 if skip else 0
+    for row in rows:
+        if row[0] == transfer_arm:
+            r = as_transfer(row[first : first + width])
             out[(int(r.block_number), int(r.tx_index))][0].append(r)
-            continue
-        r = as_call(row[1 + width :])
-        if is_listed_call(int(r.depth), str(r.call_type), int(r.value)):
-            out[(int(r.block_number), int(r.tx_index))][1].append(r)
+        elif row[0] == transfer_arm + 1:
+            r = as_call(row[first + width :])
+            if is_listed_call(int(r.depth), str(r.call_type), int(r.value)):
+                out[(int(r.block_number), int(r.tx_index))][1].append(r)
     for transfers, calls in out.values():
         transfers.sort(key=lambda r: (int(r.log_index), int(r.batch_index)))
         calls.sort(key=lambda r: int(r.trace_index))
-    return out
 
 
 def keys_of(rows: Sequence[AnyRow]) -> list[TxKey]:
