@@ -34,7 +34,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Boolean, Connection, Engine, Select, Table, event, make_url, text
+from sqlalchemy import Boolean, Connection, Engine, Index, Select, Table, event, make_url, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlalchemy.sql.expression import ColumnElement, Insert
@@ -136,6 +136,22 @@ def has_partitions(conn: Connection) -> bool:
     """True when the large chain tables are partitioned by chain and block range
     (`store/partitions.py`): PostgreSQL. SQLite keeps each table whole."""
     return conn.dialect.name == "postgresql"
+
+
+def has_hash_indexes(conn: Connection) -> bool:
+    """True when the engine has hash indexes (PostgreSQL); SQLite's are all B-trees."""
+    return conn.dialect.name == "postgresql"
+
+
+def hash_lookup(table: str, scope: str, column: str) -> tuple[Index, Index]:
+    """The indexes of `table` that find a row by `column` (a hash) within `scope`: a B-tree on
+    (scope, column) on SQLite, a hash index on `column` alone on PostgreSQL (smaller entries
+    and no key comparisons to maintain; an equality lookup is all either serves, the scope a
+    filter on the few rows found). Each is built on its engine only (`Index.ddl_if`)."""
+    return (
+        Index(None, scope, column).ddl_if(dialect="sqlite"),
+        Index(f"ix_{table}_{column}", column, postgresql_using="hash").ddl_if(dialect="postgresql"),
+    )
 
 
 def is_sqlite_url(url: str) -> bool:

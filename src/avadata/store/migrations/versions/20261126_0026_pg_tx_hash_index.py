@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from alembic import op
 
+from avadata.store import dialect
+
 revision: str = "20261126_0026"
 down_revision: str | None = "20261125_0025"
 branch_labels: str | None = None
@@ -22,14 +24,14 @@ depends_on: str | None = None
 
 
 def upgrade() -> None:
-    if op.get_bind().dialect.name != "postgresql":
+    if not dialect.has_hash_indexes(op.get_bind()):
         return
     op.drop_index("ix_evm_txs_chain_id_hash", table_name="evm_txs")
     op.create_index("ix_evm_txs_hash", "evm_txs", ["hash"], postgresql_using="hash")
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name != "postgresql":
+    if not dialect.has_hash_indexes(op.get_bind()):
         return
     op.drop_index("ix_evm_txs_hash", table_name="evm_txs")
     op.create_index("ix_evm_txs_chain_id_hash", "evm_txs", ["chain_id", "hash"])
