@@ -17,6 +17,7 @@ do not, so the crash guarantees are the same. The process ends with its session.
 from __future__ import annotations
 
 import os
+import re
 import socket
 from typing import Any
 
@@ -55,13 +56,15 @@ def _local_backend(dbapi_connection: Any) -> int | None:
             title = f.read().decode("utf-8", "replace")
     except OSError:
         return None
-    # A backend's title: "postgres: <user> <database> <client host>(<port>) <state>", or
-    # "[local]" for a Unix socket (update_process_title, on by default on Linux).
-    user, db = pgconn.user.decode(), pgconn.db.decode()
-    if not title.startswith(f"postgres: {user} {db} "):
+    # A backend's title: "postgres: [<cluster_name>: ]<user> <database> <client>
+    # <state>", the client "<host>(<port>)", or "[local]" for a Unix socket
+    # (update_process_title, on by default on Linux).
+    user, db = re.escape(pgconn.user.decode()), re.escape(pgconn.db.decode())
+    found = re.match(rf"postgres: (?:[^ ]+: )?{user} {db} (\S+) ", title)
+    if found is None:
         return None
-    rest = title[len(f"postgres: {user} {db} ") :]
-    if rest.startswith("[local]"):
+    client = found.group(1)
+    if client == "[local]":
         return pid
     try:
         sock = socket.socket(fileno=os.dup(pgconn.socket))
@@ -72,4 +75,4 @@ def _local_backend(dbapi_connection: Any) -> int | None:
             port = sock.getsockname()[1]
         except (OSError, IndexError, TypeError):
             return None
-    return pid if f"({port})" in rest.split(" ", 1)[0] else None
+    return pid if client.endswith(f"({port})") else None
