@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import event
 
 from avadata.store import dialect, reads, write_evm_batch
+from avadata.store.queries import tx_detail
 from avadata.store.queries.evm_txs import list_latest
 from avadata.store.schema import erc20_balances, erc1155_balances, metadata
 from tests.store import builders as B
@@ -88,6 +89,7 @@ def filled(engine):
         ("block_by_number", lambda c: reads.block_by_number(c, CHAIN, 2)),
         ("block_by_hash", lambda c: reads.block_by_hash(c, CHAIN, B.h("block", CHAIN, 2))),
         ("latest_block", lambda c: reads.latest_block(c, CHAIN)),
+        ("tx_by_hash", lambda c: tx_detail.by_hash(c, CHAIN, B.h("tx", CHAIN, 1, 0))),
         ("latest txs", lambda c: list_latest(c, CHAIN, None, None, 10)),
         ("latest successful txs", lambda c: list_latest(c, CHAIN, True, (2, 0), 10)),
         ("latest failed txs", lambda c: list_latest(c, CHAIN, False, None, 10)),
@@ -134,9 +136,35 @@ def test_failed_transactions_list_through_their_partial_index(filled):
 def _leaf_of_failed(conn, plan: str) -> bool:
     """True when every index the PostgreSQL plan reads is a leaf's copy of ix_evm_txs_failed
     (the partitioned evm_txs: each leaf has its own, named after the leaf)."""
+    return _leaves_of(conn, plan, "ix_evm_txs_failed")
+
+
+def _leaves_of(conn, plan: str, index: str) -> bool:
+    """True when every index the PostgreSQL plan reads is a leaf's copy of `index` (`plan`:
+    EXPLAIN's text, or index names one a line)."""
     used = re.findall(r"Index (?:Only )?Scan(?: Backward)? using (\w+)", plan)
+    used = used or re.findall(r"^(\w+)$", plan, re.M)
     ancestors = "SELECT relid::regclass::text FROM pg_partition_ancestors(CAST(%s AS regclass))"
     return bool(used) and all(
-        "ix_evm_txs_failed" in conn.exec_driver_sql(ancestors, (name,)).scalars().all()
-        for name in used
+        index in conn.exec_driver_sql(ancestors, (name,)).scalars().all() for name in used
     )
+
+
+def test_a_transaction_is_found_by_its_hash_through_an_index(engine):
+    # PostgreSQL: the hash index on the hash alone (revision 0026), the chain a filter on the
+    # rows it finds; SQLite: the B-tree on (chain_id, hash). Two chains' transactions stored.
+    for chain in (CHAIN, 7):
+        write_evm_batch(engine, B.batch(chain, 0, 2, txs_per_block=2))
+    with engine.connect() as conn:
+        tx = B.h("tx", CHAIN, 1, 0)
+        (plan,) = _explain_all(conn, lambda c: tx_detail.by_hash(c, CHAIN, tx))
+        if conn.dialect.name == "sqlite":
+            index = "USING INDEX ix_evm_txs_chain_id_hash (chain_id=? AND hash=?)"
+            assert f"SEARCH evm_txs {index}" in plan, plan
+        else:
+            on_txs = re.findall(r"Index Scan using (\w+) on evm_txs_c\d+_b\d+\b", plan)
+            on_txs += re.findall(r"Bitmap Index Scan on (evm_txs_\w+)", plan)
+            assert on_txs and _leaves_of(conn, "\n".join(on_txs), "ix_evm_txs_hash"), plan
+            assert re.search(r"Index Cond: \(\(hash\)::text = ", plan), plan
+        found = tx_detail.by_hash(conn, CHAIN, tx)
+        assert found is not None and (found.chain_id, found.hash) == (CHAIN, tx)

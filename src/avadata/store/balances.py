@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Table, tuple_
+from sqlalchemy import Connection, Table
 
 from avadata.records import TokenTransfer
 from avadata.store import dialect
@@ -124,33 +124,26 @@ def write_erc721_owners(
             latest[(t.token, t.token_id)] = t
     if not latest:
         return
-    o = erc721_owners.c
-    stored = tuple_(o.block_number, o.log_index, o.batch_index)
-    stmt = dialect.upsert(
+    dialect.upsert_later(
         conn,
         erc721_owners,
-        keys=("chain_id", "token", "token_id"),
-        set_=lambda ex: {
-            "owner": ex.owner,
-            "block_number": ex.block_number,
-            "log_index": ex.log_index,
-            "batch_index": ex.batch_index,
-        },
-        # The replay guard: only a strictly later transfer may change the owner.
-        where=lambda ex: tuple_(ex.block_number, ex.log_index, ex.batch_index) > stored,
-    )
-    conn.execute(
-        stmt,
+        ("chain_id", "token", "token_id"),
+        _OWNER_COLUMNS,
         [
-            {
-                "chain_id": chain_id,
-                "token": tok,
-                "token_id": tid,
-                "owner": t.to_address,
-                "block_number": t.block_number,
-                "log_index": t.log_index,
-                "batch_index": t.batch_index,
-            }
+            (chain_id, tok, tid, t.to_address, t.block_number, t.log_index, t.batch_index)
             for (tok, tid), t in latest.items()
         ],
+        # The replay guard: only a strictly later transfer may change the owner.
+        guard=("block_number", "log_index", "batch_index"),
     )
+
+
+_OWNER_COLUMNS = (
+    "chain_id",
+    "token",
+    "token_id",
+    "owner",
+    "block_number",
+    "log_index",
+    "batch_index",
+)

@@ -8,8 +8,10 @@ The divergences, all of them:
 - URLs and engine options (driver, SQLite PRAGMAs, read-only connections);
 - how a transaction begins on SQLite (BEGIN IMMEDIATE for the writer);
 - INSERT ... ON CONFLICT (both engines spell it alike, but SQLAlchemy builds it per dialect);
-- the bulk path for a batch's rows: executemany on SQLite; on PostgreSQL, COPY into a temp
-  table then one INSERT ... SELECT ... ON CONFLICT DO NOTHING (faster per row than arrays,
+  a batch's guarded upserts (`upsert_later`): one statement over unnest() arrays on
+  PostgreSQL, executemany on SQLite;
+- the bulk path for a batch's rows: executemany on SQLite; on PostgreSQL, COPY (binary) into
+  a temp table then one INSERT ... SELECT ... ON CONFLICT DO NOTHING (faster per row than arrays,
   docs/store.md), or for a few rows one INSERT ... SELECT FROM unnest(arrays) (one round
   trip);
 - "the latest row before block B for each of these keys" (balance histories): a LATERAL join
@@ -32,7 +34,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Boolean, Connection, Engine, Select, Table, event, make_url, text
+from sqlalchemy import Boolean, Connection, Engine, Index, Select, Table, event, make_url, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlalchemy.sql.expression import ColumnElement, Insert
@@ -134,6 +136,22 @@ def has_partitions(conn: Connection) -> bool:
     """True when the large chain tables are partitioned by chain and block range
     (`store/partitions.py`): PostgreSQL. SQLite keeps each table whole."""
     return conn.dialect.name == "postgresql"
+
+
+def has_hash_indexes(conn: Connection) -> bool:
+    """True when the engine has hash indexes (PostgreSQL); SQLite's are all B-trees."""
+    return conn.dialect.name == "postgresql"
+
+
+def hash_lookup(table: str, scope: str, column: str) -> tuple[Index, Index]:
+    """The indexes of `table` that find a row by `column` (a hash) within `scope`: a B-tree on
+    (scope, column) on SQLite, a hash index on `column` alone on PostgreSQL (smaller entries
+    and no key comparisons to maintain; an equality lookup is all either serves, the scope a
+    filter on the few rows found). Each is built on its engine only (`Index.ddl_if`)."""
+    return (
+        Index(None, scope, column).ddl_if(dialect="sqlite"),
+        Index(f"ix_{table}_{column}", column, postgresql_using="hash").ddl_if(dialect="postgresql"),
+    )
 
 
 def is_sqlite_url(url: str) -> bool:
@@ -265,6 +283,8 @@ def install_hooks(engine: Engine, *, read_only: bool) -> None:
     if engine.dialect.name != "sqlite":
         if read_only:
             _ping_when_idle(engine)
+        else:
+            event.listen(engine, "connect", _follow_priority)
         return
     pragmas = _SQLITE_READER_PRAGMAS if read_only else _SQLITE_WRITER_PRAGMAS
     begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
@@ -291,6 +311,13 @@ def install_hooks(engine: Engine, *, read_only: bool) -> None:
             conn.connection.driver_connection.execute(begin)  # type: ignore[union-attr]
         else:
             conn.exec_driver_sql(begin)
+
+
+def _follow_priority(dbapi_connection: Any, _record: Any) -> None:
+    # A niced writer's server process niced alike (store/backend_priority.py).
+    from avadata.store import backend_priority
+
+    backend_priority.follow(dbapi_connection)
 
 
 # Prepared reads. SQLAlchemy's execute() of a built statement costs more than SQLite takes to
@@ -434,8 +461,9 @@ def insert_or_ignore(conn: Connection, table: Table) -> Insert:
     return stmt
 
 
-# A bulk write's SQL and per-column value encoders, built once per (dialect, table, columns).
-_BulkPlan = tuple[tuple[str, ...], tuple[Callable[[Any], Any] | None, ...]]
+# A bulk write's SQL and per column its value encoder (SQLite) or its COPY type's name
+# (PostgreSQL), built once per (dialect, table, columns).
+_BulkPlan = tuple[tuple[str, ...], tuple[Any, ...]]
 
 
 # Below this many rows a PostgreSQL bulk write sends arrays (one round trip) instead of COPY
@@ -453,19 +481,23 @@ def _bulk_plan(dialect_: Any, table: Table, columns: tuple[str, ...]) -> _BulkPl
         # COPY into a session temp table shaped like the target, then one INSERT ... SELECT that
         # skips existing keys: COPY is the fastest way in. The TRUNCATE right after leaves the
         # staging table empty at every commit; a rollback undoes the COPY just the same.
+        # COPY's binary format: psycopg writes each value in its column type's wire form
+        # (named per column: binary COPY converts nothing), which costs the writer less CPU
+        # than formatting text (docs/benchmarks.md).
         staging = q(f"_bulk_{table.name}")
         arrays = ", ".join(f"%s::{c.type.compile(dialect=dialect_)}[]" for c in cols)
         steps = (
             f"CREATE TEMP TABLE IF NOT EXISTS {staging} (LIKE {target} INCLUDING DEFAULTS)",
-            f"COPY {staging} ({names}) FROM STDIN",
+            f"COPY {staging} ({names}) FROM STDIN (FORMAT BINARY)",
             f"INSERT INTO {target} ({names}) SELECT {names} FROM {staging} "
             f"ON CONFLICT DO NOTHING; TRUNCATE {staging}",
             # Few rows: one statement with an array per column, no temp table to touch.
             f"INSERT INTO {target} ({names}) SELECT * FROM unnest({arrays}) ON CONFLICT DO NOTHING",
             # Rows no stored key can meet (write_new_rows): straight into the table.
-            f"COPY {target} ({names}) FROM STDIN",
+            f"COPY {target} ({names}) FROM STDIN (FORMAT BINARY)",
         )
-        return steps, (None,) * len(cols)  # COPY writes Python ints, str, bool, None as they are
+        # COPY writes Python ints, str, bool and None as they are, in each column's type.
+        return steps, tuple(_copy_type(c.type.compile(dialect=dialect_)) for c in cols)
     marks = ", ".join("?" for _ in cols)
     sql = f"INSERT INTO {target} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING"
     # The column types' own encoders (U256 -> integer or padded text on SQLite, ...); None:
@@ -476,12 +508,19 @@ def _bulk_plan(dialect_: Any, table: Table, columns: tuple[str, ...]) -> _BulkPl
     return (sql,), procs
 
 
+def _copy_type(compiled: str) -> str:
+    """psycopg's name of a column type ("NUMERIC(78, 0)" -> "numeric")."""
+    return compiled.split("(")[0].lower()
+
+
 def encode_rows(
     dialect_: Any, table: Table, columns: tuple[str, ...], rows: Sequence[Sequence[Any]]
 ) -> Sequence[Sequence[Any]]:
     """`rows` with the column types' encoders applied (none on PostgreSQL, whose COPY takes
     Python ints, str, bool and None as they are). Rows no encoder changes are passed as they
     are; a U256 column is scanned for the few values that need it (misfits)."""
+    if dialect_.name == "postgresql":
+        return rows
     _, procs = _bulk_plan(dialect_, table, columns)
     out: list[Sequence[Any]] | None = None
     whole: dict[int, Callable[[Any], Any]] = {}
@@ -539,6 +578,7 @@ def bulk_insert_ignore(
             else:
                 cur.execute(prepare)
             with cur.copy(copy) as pipe:
+                pipe.set_types(procs)
                 for row in rows:
                     pipe.write_row(row)
             if not direct:
@@ -702,6 +742,40 @@ def upsert(
         where=where(base.excluded) if where is not None else None,
     )
     return stmt
+
+
+def upsert_later(
+    conn: Connection,
+    table: Table,
+    keys: tuple[str, ...],
+    columns: tuple[str, ...],
+    rows: Sequence[Sequence[Any]],
+    guard: tuple[str, ...],
+) -> None:
+    """INSERT `rows` (tuples in `columns` order, at most one per key); where a key is stored,
+    its other columns take the row's values only when the row's `guard` columns are greater,
+    compared as a tuple (a position: replaying an older row changes nothing). Values as
+    `bulk_insert_ignore` takes them.
+
+    PostgreSQL: one statement over unnest() arrays, one round trip and one plan for the batch
+    (executemany sent a statement per row); SQLite: executemany of one row each."""
+    if not rows:
+        return
+    q = conn.dialect.identifier_preparer.quote
+    target = conn.dialect.identifier_preparer.format_table(table)
+    names = ", ".join(q(c) for c in columns)
+    sets = ", ".join(f"{q(c)} = excluded.{q(c)}" for c in columns if c not in keys)
+    newer = ", ".join(f"excluded.{q(c)}" for c in guard)
+    stored = ", ".join(f"{target}.{q(c)}" for c in guard)
+    conflict = f"ON CONFLICT ({', '.join(q(k) for k in keys)}) DO UPDATE SET {sets} "
+    conflict += f"WHERE ({newer}) > ({stored})"
+    if conn.dialect.name == "postgresql":
+        source, params = rows_source(conn, table, columns, rows)
+        conn.exec_driver_sql(f"INSERT INTO {target} ({names}) {source} {conflict}", params)
+        return
+    marks = ", ".join("?" for _ in columns)
+    sql = f"INSERT INTO {target} ({names}) VALUES ({marks}) {conflict}"
+    conn.exec_driver_sql(sql, encode_rows(conn.dialect, table, columns, rows))
 
 
 def migration_lock(conn: Connection) -> None:

@@ -37,6 +37,7 @@ from sqlalchemy import (
     true,
 )
 
+from avadata.store import dialect
 from avadata.store.coltypes import I256, U256, Address, Hash
 
 # WITHOUT ROWID on SQLite (see the module docstring); ignored by PostgreSQL.
@@ -153,7 +154,8 @@ evm_txs = Table(
     Column("method_name", Text),
     Column("contract_address", Address()),
     PrimaryKeyConstraint("chain_id", "block_number", "tx_index"),
-    Index(None, "chain_id", "hash"),
+    # getTransaction by hash: (chain_id, hash) on SQLite, a hash index on PostgreSQL (0026).
+    *dialect.hash_lookup("evm_txs", "chain_id", "hash"),
     # Newest-first listings use the primary key backwards, the successful ones too (skipping
     # the few failed); the failed ones have a partial index of their own, so the other
     # transactions, nearly all of them, enter no third index (docs/store.md).

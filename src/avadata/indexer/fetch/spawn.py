@@ -73,7 +73,9 @@ def yield_cpu() -> None:
     fetch process for part of the bench backfill, while at other moments the writer, its fetch
     process and the node all wanted the 2 cores, shared evenly. Lower, the writer gets what
     the other two leave, and the backfill is shorter (docs/benchmarks.md, stop 18). With cores
-    to spare nothing waits and nothing changes."""
+    to spare nothing waits and nothing changes. Into PostgreSQL most of the writing runs in the
+    session's server process: on the same host, when this process may, the store gives that
+    process the writer's nice value too (store/backend_priority.py)."""
     try:
         os.nice(WRITER_NICE)
     except OSError:  # never expected (raising one's own nice needs no privilege): run as is
