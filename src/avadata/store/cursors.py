@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, Insert, select
 
 from avadata.records import EVM_SOURCE
 from avadata.store import dialect
@@ -49,21 +49,26 @@ def advance_cursor(
 
     The chain's `chains` row must exist (foreign key); the writer ensures it.
     """
-    stmt = dialect.upsert(
-        conn,
-        cursors,
-        keys=("chain_id", "source"),
-        set_=lambda ex: {"block_number": ex.block_number, "block_hash": ex.block_hash},
-        where=lambda ex: ex.block_number > cursors.c.block_number,
-    )
     conn.execute(
-        stmt,
+        _advance(conn),
         {
             "chain_id": chain_id,
             "source": source,
             "block_number": block_number,
             "block_hash": block_hash,
         },
+    )
+
+
+@dialect.per_dialect
+def _advance(conn: Connection) -> Insert:
+    """`advance_cursor`'s upsert (one per write transaction)."""
+    return dialect.upsert(
+        conn,
+        cursors,
+        keys=("chain_id", "source"),
+        set_=lambda ex: {"block_number": ex.block_number, "block_hash": ex.block_hash},
+        where=lambda ex: ex.block_number > cursors.c.block_number,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Insert, select
 
 from avadata.store import dialect
 from avadata.store.schema import metric_rows_written
@@ -24,13 +24,18 @@ def count(conn: Connection, source: str, rows: Mapping[str, int]) -> None:
     values = [{"source": source, "table_name": table, "rows": n} for table, n in rows.items() if n]
     if not values:
         return
-    stmt = dialect.upsert(
+    conn.execute(_add(conn), values)
+
+
+@dialect.per_dialect
+def _add(conn: Connection) -> Insert:
+    """`count`'s upsert (one per write transaction)."""
+    return dialect.upsert(
         conn,
         metric_rows_written,
         keys=("source", "table_name"),
         set_=lambda ex: {"rows": _R.rows + ex.rows},
     )
-    conn.execute(stmt, values)
 
 
 def read(conn: Connection) -> list[tuple[str, str, int]]:
