@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Insert, Table, tuple_
+from sqlalchemy import Connection, Table, tuple_
 
 from avadata.records import TokenTransfer
 from avadata.store import dialect
@@ -141,21 +141,19 @@ def write_erc721_owners(
     )
 
 
-@dialect.per_dialect
-def _owners_upsert(conn: Connection) -> Insert:
-    """`write_erc721_owners`' upsert (one per batch)."""
-    o = erc721_owners.c
-    stored = tuple_(o.block_number, o.log_index, o.batch_index)
-    return dialect.upsert(
-        conn,
-        erc721_owners,
-        keys=("chain_id", "token", "token_id"),
-        set_=lambda ex: {
-            "owner": ex.owner,
-            "block_number": ex.block_number,
-            "log_index": ex.log_index,
-            "batch_index": ex.batch_index,
-        },
-        # The replay guard: only a strictly later transfer may change the owner.
-        where=lambda ex: tuple_(ex.block_number, ex.log_index, ex.batch_index) > stored,
-    )
+_OWNED = erc721_owners.c
+_owners_upsert = dialect.upsert_once(
+    erc721_owners,
+    keys=("chain_id", "token", "token_id"),
+    set_=lambda ex: {
+        "owner": ex.owner,
+        "block_number": ex.block_number,
+        "log_index": ex.log_index,
+        "batch_index": ex.batch_index,
+    },
+    # The replay guard: only a strictly later transfer may change the owner.
+    where=lambda ex: (
+        tuple_(ex.block_number, ex.log_index, ex.batch_index)
+        > tuple_(_OWNED.block_number, _OWNED.log_index, _OWNED.batch_index)
+    ),
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from sqlalchemy import Connection, Engine, Insert, select
+from sqlalchemy import Connection, Engine, select
 
 from avadata.records import EVM_SOURCE
 from avadata.store import dialect
@@ -60,16 +60,12 @@ def advance_cursor(
     )
 
 
-@dialect.per_dialect
-def _advance(conn: Connection) -> Insert:
-    """`advance_cursor`'s upsert (one per write transaction)."""
-    return dialect.upsert(
-        conn,
-        cursors,
-        keys=("chain_id", "source"),
-        set_=lambda ex: {"block_number": ex.block_number, "block_hash": ex.block_hash},
-        where=lambda ex: ex.block_number > cursors.c.block_number,
-    )
+_advance = dialect.upsert_once(
+    cursors,
+    keys=("chain_id", "source"),
+    set_=lambda ex: {"block_number": ex.block_number, "block_hash": ex.block_hash},
+    where=lambda ex: ex.block_number > cursors.c.block_number,
+)
 
 
 def set_cursor(

@@ -429,6 +429,17 @@ def per_dialect(build: Callable[[Connection], _Built]) -> Callable[[Connection],
     return get
 
 
+def upsert_once(
+    table: Table,
+    *,
+    keys: Sequence[str],
+    set_: Callable[[Excluded], Mapping[str, Any]],
+    where: Callable[[Excluded], ColumnElement[bool]] | None = None,
+) -> Callable[[Connection], Insert]:
+    """`upsert`, built once per dialect (`per_dialect`): for an upsert every batch runs."""
+    return per_dialect(lambda conn: upsert(conn, table, keys=keys, set_=set_, where=where))
+
+
 def insert_or_ignore(conn: Connection, table: Table) -> Insert:
     """INSERT that skips rows whose primary key (or any unique key) already exists."""
     stmt: Insert = _insert(conn, table).on_conflict_do_nothing()

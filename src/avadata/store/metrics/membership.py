@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sqlalchemy import Connection, Insert, bindparam, select, update
+from sqlalchemy import Connection, bindparam, select, update
 
 from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
 from avadata.metrics.rollup import (
@@ -130,15 +130,11 @@ def _bump(conn: Connection, deltas: Deltas) -> None:
     conn.execute(_bump_counts(conn), rows)
 
 
-@dialect.per_dialect
-def _bump_counts(conn: Connection) -> Insert:
-    """`_bump`'s upsert (one per batch)."""
-    return dialect.upsert(
-        conn,
-        metric_counts,
-        keys=["scope", "kind", "interval", "bucket"],
-        set_=lambda ex: {"count": metric_counts.c["count"] + ex["count"]},
-    )
+_bump_counts = dialect.upsert_once(
+    metric_counts,
+    keys=["scope", "kind", "interval", "bucket"],
+    set_=lambda ex: {"count": metric_counts.c["count"] + ex["count"]},
+)
 
 
 def _first_seen(conn: Connection, scope: str, new_days: set[Member], deltas: Deltas) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sqlalchemy import Connection, Insert, select
+from sqlalchemy import Connection, select
 
 from avadata.store import dialect
 from avadata.store.schema import metric_rows_written
@@ -27,15 +27,9 @@ def count(conn: Connection, source: str, rows: Mapping[str, int]) -> None:
     conn.execute(_add(conn), values)
 
 
-@dialect.per_dialect
-def _add(conn: Connection) -> Insert:
-    """`count`'s upsert (one per write transaction)."""
-    return dialect.upsert(
-        conn,
-        metric_rows_written,
-        keys=("source", "table_name"),
-        set_=lambda ex: {"rows": _R.rows + ex.rows},
-    )
+_add = dialect.upsert_once(
+    metric_rows_written, keys=("source", "table_name"), set_=lambda ex: {"rows": _R.rows + ex.rows}
+)
 
 
 def read(conn: Connection) -> list[tuple[str, str, int]]:
