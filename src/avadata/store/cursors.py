@@ -49,15 +49,8 @@ def advance_cursor(
 
     The chain's `chains` row must exist (foreign key); the writer ensures it.
     """
-    stmt = dialect.upsert(
-        conn,
-        cursors,
-        keys=("chain_id", "source"),
-        set_=lambda ex: {"block_number": ex.block_number, "block_hash": ex.block_hash},
-        where=lambda ex: ex.block_number > cursors.c.block_number,
-    )
     conn.execute(
-        stmt,
+        _advance(conn),
         {
             "chain_id": chain_id,
             "source": source,
@@ -65,6 +58,14 @@ def advance_cursor(
             "block_hash": block_hash,
         },
     )
+
+
+_advance = dialect.upsert_once(
+    cursors,
+    keys=("chain_id", "source"),
+    set_=lambda ex: {"block_number": ex.block_number, "block_hash": ex.block_hash},
+    where=lambda ex: ex.block_number > cursors.c.block_number,
+)
 
 
 def set_cursor(

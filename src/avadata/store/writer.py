@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, Insert, func, select
 
 from avadata.records import EvmBatch, TokenInfo, TokenStandard, TokenTransfer
 from avadata.store import balances, dialect, partitions
@@ -173,15 +173,19 @@ def mark_chain(
 
 
 def _ensure_chain(conn: Connection, chain_id: int, has_traces: bool) -> None:
-    conn.execute(
-        dialect.insert_or_ignore(conn, chains), {"chain_id": chain_id, "has_traces": has_traces}
-    )
+    conn.execute(_new_chain(conn), {"chain_id": chain_id, "has_traces": has_traces})
     if not has_traces:
         conn.execute(
             chains.update()
             .where(chains.c.chain_id == chain_id, chains.c.has_traces.is_(True))
             .values(has_traces=False)
         )
+
+
+@dialect.per_dialect
+def _new_chain(conn: Connection) -> Insert:
+    """`_ensure_chain`'s insert (one per write)."""
+    return dialect.insert_or_ignore(conn, chains)
 
 
 def _check_order_and_base(conn: Connection, batch: PreparedBatch) -> int:

@@ -28,9 +28,12 @@ from avadata.child_processes import die_with_parent, ignore_ctrl_c
 from avadata.indexer.fetch.protocol import Hint
 
 # Chunks a child may have ready ahead of the writer: enough to keep the writer busy while the
-# child waits on the node, few enough to bound memory (a 50-block chunk of 50-tx blocks is a
-# few MB of rows).
-QUEUE_CHUNKS = 4
+# child waits on the node (the child's window of chunks in flight keeps fetching and decoding
+# while a put waits), few enough to bound memory (a 50-block chunk of 50-tx blocks is a few MB
+# of rows). Few also keeps the writer, which runs below the child (`yield_cpu`), from falling
+# far behind: what it still holds when the child is done it writes alone at the end, one core
+# idle (docs/benchmarks.md, stop 23).
+QUEUE_CHUNKS = 2
 
 # How far below its fetch processes the writer runs (a nice increment, see `yield_cpu`).
 WRITER_NICE = 5

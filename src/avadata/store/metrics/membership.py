@@ -127,13 +127,14 @@ def _bump(conn: Connection, deltas: Deltas) -> None:
     ]
     if not rows:
         return
-    stmt = dialect.upsert(
-        conn,
-        metric_counts,
-        keys=["scope", "kind", "interval", "bucket"],
-        set_=lambda ex: {"count": metric_counts.c["count"] + ex["count"]},
-    )
-    conn.execute(stmt, rows)
+    conn.execute(_bump_counts(conn), rows)
+
+
+_bump_counts = dialect.upsert_once(
+    metric_counts,
+    keys=["scope", "kind", "interval", "bucket"],
+    set_=lambda ex: {"count": metric_counts.c["count"] + ex["count"]},
+)
 
 
 def _first_seen(conn: Connection, scope: str, new_days: set[Member], deltas: Deltas) -> None:

@@ -19,7 +19,21 @@ serialise instead of losing updates.
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Connection, and_, bindparam, func, literal, select, update
+from functools import cache
+
+from sqlalchemy import (
+    BigInteger,
+    BindParameter,
+    Connection,
+    Insert,
+    Select,
+    Update,
+    and_,
+    bindparam,
+    func,
+    select,
+    update,
+)
 
 from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
 from avadata.metrics.rolling import RUNNING_FIELDS, running_totals
@@ -89,14 +103,9 @@ def _add_samples(
     numbers = {b.number for b in new_blocks}
     candidates = numbers | {n + 1 for n in numbers}
     lo, hi = min(numbers) - 1, max(numbers) + 1
-    mb = metric_blocks.c
     known = {
         r.number: (r.timestamp, r.tx_count, r.gas_used, r.time_ms)
-        for r in conn.execute(
-            select(mb.number, mb.timestamp, mb.tx_count, mb.gas_used, mb.time_ms).where(
-                mb.chain_id == chain_id, mb.number.between(lo, hi)
-            )
-        )
+        for r in conn.execute(_blocks_between(), {"chain_id": chain_id, "lo": lo, "hi": hi})
     }
     for n in sorted(candidates):
         if n not in known or n - 1 not in known:
@@ -138,7 +147,7 @@ def _write_sums(
     zero = {c: 0 for c in _SUM_COLS} | {"first_ts": None, "last_ts": None, "max_tps": 0.0}
     zero |= {"max_gps": 0.0, "first_ms": None, "last_ms": None}
     conn.execute(
-        dialect.insert_or_ignore(conn, metric_sums),
+        _new_sums(conn),
         [{"chain_id": chain_id, "interval": i.code, "bucket": b, **zero} for i, b in deltas],
     )
     by_interval: dict[Interval, dict[int, BucketSums]] = {}
@@ -157,8 +166,33 @@ def _write_sums(
                 | {c: getattr(row, c) for c in _SUM_COLS}
                 | dict(zip(_RUN_COLS, run, strict=True))
             )
+    conn.execute(_update_sums(), params)
+
+
+# The statements every batch runs, built once with bound parameters. Why: built per batch,
+# SQLAlchemy constructed each (an alias's column proxies, coercions) and computed its cache
+# key again before finding the compiled form: a sizeable share of this module's Python in a
+# backfill (docs/benchmarks.md); a statement object keeps its cache key.
+
+
+@dialect.per_dialect
+def _new_sums(conn: Connection) -> Insert:
+    return dialect.insert_or_ignore(conn, metric_sums)
+
+
+@cache
+def _blocks_between() -> Select[tuple[int, int, int, int, int | None]]:
+    mb = metric_blocks.c
+    return select(mb.number, mb.timestamp, mb.tx_count, mb.gas_used, mb.time_ms).where(
+        mb.chain_id == bindparam("chain_id"),
+        mb.number.between(bindparam("lo"), bindparam("hi")),
+    )
+
+
+@cache
+def _update_sums() -> Update:
     s = metric_sums.c
-    stmt = (
+    return (
         update(metric_sums)
         .where(
             and_(
@@ -169,7 +203,28 @@ def _write_sums(
         )
         .values({c: bindparam(c) for c in _SUM_COLS + _RUN_COLS})
     )
-    conn.execute(stmt, params)
+
+
+@cache
+def _sums_from() -> Select[tuple[object, ...]]:
+    """A chain's sums of one interval from its last bucket before `lo` on, locked."""
+    s, p = metric_sums.c, metric_sums.alias("prev").c  # the alias: no correlation
+    chain: BindParameter[int] = bindparam("chain_id")
+    interval: BindParameter[str] = bindparam("interval")
+    lo = bindparam("lo", type_=BigInteger)
+    prev = select(func.max(p.bucket)).where(
+        p.chain_id == chain, p.interval == interval, p.bucket < lo
+    )
+    return (
+        select(metric_sums)
+        .where(
+            s.chain_id == chain,
+            s.interval == interval,
+            s.bucket >= func.coalesce(prev.scalar_subquery(), lo),
+        )
+        .order_by(s.bucket)
+        .with_for_update()
+    )
 
 
 def _rows_from(
@@ -177,23 +232,11 @@ def _rows_from(
 ) -> tuple[tuple[int, ...] | None, list[tuple[int, BucketSums]]]:
     """The running totals through the chain's last bucket before `lo` (None: none) and its
     stored buckets from `lo` on, ascending, locked for the update."""
-    s, p = metric_sums.c, metric_sums.alias("prev").c  # the alias: no correlation
-    prev = select(func.max(p.bucket)).where(
-        p.chain_id == chain_id, p.interval == interval.code, p.bucket < lo
-    )
-    q = (
-        select(metric_sums)
-        .where(
-            s.chain_id == chain_id,
-            s.interval == interval.code,
-            s.bucket >= func.coalesce(prev.scalar_subquery(), literal(lo, BigInteger)),
-        )
-        .order_by(s.bucket)
-        .with_for_update()
-    )
     before = None
     rows = []
-    for r in conn.execute(q):
+    for r in conn.execute(
+        _sums_from(), {"chain_id": chain_id, "interval": interval.code, "lo": lo}
+    ):
         if r.bucket < lo:
             before = tuple(int(getattr(r, c)) for c in _RUN_COLS)
             continue

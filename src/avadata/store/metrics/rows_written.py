@@ -24,13 +24,12 @@ def count(conn: Connection, source: str, rows: Mapping[str, int]) -> None:
     values = [{"source": source, "table_name": table, "rows": n} for table, n in rows.items() if n]
     if not values:
         return
-    stmt = dialect.upsert(
-        conn,
-        metric_rows_written,
-        keys=("source", "table_name"),
-        set_=lambda ex: {"rows": _R.rows + ex.rows},
-    )
-    conn.execute(stmt, values)
+    conn.execute(_add(conn), values)
+
+
+_add = dialect.upsert_once(
+    metric_rows_written, keys=("source", "table_name"), set_=lambda ex: {"rows": _R.rows + ex.rows}
+)
 
 
 def read(conn: Connection) -> list[tuple[str, str, int]]:
