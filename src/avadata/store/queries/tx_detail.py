@@ -84,8 +84,8 @@ Found = tuple[AnyRow, list[Any], list[Any]]  # a transaction, its transfers, its
 def _found_with_details(by: str) -> Any:
     """The transaction `by` finds ("hash": by its hash; "address": the deployment of the
     contract at that address), its transfers and its listed calls' candidates in one statement
-    (one round trip, not two): `_arms` of the three, the transfers' and calls' arms joined to
-    the transaction's position, which a CTE finds once."""
+    (one round trip, not two): `_arms` of the three, each arm reading the transaction's
+    position, which a CTE finds once."""
     if by == "hash":
         where = (_T.chain_id == bindparam("chain"), _T.hash == bindparam("hash"))
         position = select(_T.block_number, _T.tx_index).where(*where)
@@ -93,17 +93,17 @@ def _found_with_details(by: str) -> Any:
         where = (_CO.chain_id == bindparam("chain"), _CO.address == bindparam("address"))
         position = select(_CO.block_number, _CO.tx_index).where(*where)
     at = position.cte("found")
+    # Scalar subqueries, not a join to the CTE: each arm then reads its table by its key
+    # (chain, block, index), where a join let the planners scan the chain's rows for a match.
+    block = select(at.c.block_number).scalar_subquery()
+    index = select(at.c.tx_index).scalar_subquery()
 
     def picked(table: Table) -> Any:
         c = table.c
-        return and_(
-            c.chain_id == bindparam("chain"),
-            c.block_number == at.c.block_number,
-            c.tx_index == at.c.tx_index,
-        )
+        return and_(c.chain_id == bindparam("chain"), c.block_number == block, c.tx_index == index)
 
     return _arms(
-        _full().where(_T.block_number == at.c.block_number, _T.tx_index == at.c.tx_index),
+        _full().where(_T.block_number == block, _T.tx_index == index),
         _transfers(picked),
         _calls(picked),
     )
