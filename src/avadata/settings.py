@@ -90,6 +90,9 @@ class Settings(BaseSettings):
     webhook_poll_s: float = Field(default=0.2, gt=0)
     # POSTs in flight at once across all webhooks (one webhook's are always one at a time).
     webhook_concurrency: int = Field(default=64, ge=1)
+    # While the indexer backfills (an indexed head moving faster than a live chain), at most
+    # this many messages a second leave (delivery/pacing.py); 0: never paced.
+    webhook_backfill_rate: float = Field(default=200.0, ge=0)
     # The delivery lease (`serve` and `index` both host a worker; one delivers): held this
     # long per renewal, renewed every third of it; a standby takes over within this long of
     # the holder's death (kill -9).

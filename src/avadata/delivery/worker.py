@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 
 from avadata.delivery.lanes import Lane
+from avadata.delivery.pacing import Pacer
 from avadata.delivery.pending import Outgoing, next_messages_many
 from avadata.delivery.sender import Sender
 from avadata.settings import Settings
@@ -105,6 +106,7 @@ class DeliveryWorker:
         self._store_lock = asyncio.Lock()
         self._lanes: dict[str, Lane] = {}
         self._heads: dict[int | str, int] = {}
+        self.pacer = Pacer(settings.webhook_backfill_rate)
         self._secrets: dict[str, str] = {}
         self._synced_at = 0.0
         # Who this worker is in the delivery lease, and until when (monotonic) it may send.
@@ -204,6 +206,7 @@ class DeliveryWorker:
         roster; then wake the reader."""
         try:
             self._heads = await asyncio.to_thread(self._read_heads)
+            self.pacer.heads(self._heads)
         except Exception:
             log.exception("webhook delivery: cannot read the store")
             return
@@ -358,6 +361,8 @@ class DeliveryWorker:
             secret = self._secrets.get(lane.hook.owner)
             if not self.holding() or lane.gen != gen or secret is None:
                 return None
+            if ev.body is not None:
+                await self.pacer.wait()
             if ev.body is None or await self.sender.post(lane.hook, ev.body, secret):
                 return attempt
             # What was acknowledged reaches the store before the wait, which may be long.
