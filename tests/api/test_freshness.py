@@ -23,11 +23,11 @@ def test_chain_answers_carry_the_head_and_its_lag(client, chain) -> None:
     assert "x-avadata-head" not in client.get("/v1/chains/777777/blocks").headers
 
 
-def test_requests_that_find_the_head_stale_together_share_one_lookup(store) -> None:
-    """Under load every request in flight when the cached head expires would look it up, each
-    on a connection of its own: one lookup serves them all."""
-    engine = make_reader_engine(store[0])
+def _counted(engine, delay_s: float = 0.0):
+    """The middleware over a bare app on `engine`, the heads it reads (its own store reads,
+    each `delay_s` long) and the messages it sends."""
     sent: list[dict] = []
+    reads: list[str] = []
 
     async def app(scope, receive, send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": []})
@@ -36,18 +36,25 @@ def test_requests_that_find_the_head_stale_together_share_one_lookup(store) -> N
         sent.append(message)
 
     middleware = FreshnessMiddleware(app, engine)
-    reads: list[str] = []
     real_read = middleware._read
 
     def counted(key: str):
         reads.append(key)
+        time.sleep(delay_s)
         return real_read(key)
 
     middleware._read = counted  # type: ignore[method-assign]
-    scope = {"type": "http", "path": f"{C}/blocks"}
+    return (lambda: middleware({"type": "http", "path": f"{C}/blocks"}, None, send)), reads, sent
+
+
+def test_requests_that_find_the_head_stale_together_share_one_lookup(store) -> None:
+    """Under load every request in flight when the cached head expires would look it up, each
+    on a connection of its own: one lookup serves them all."""
+    engine = make_reader_engine(store[0])
+    request, reads, sent = _counted(engine)
 
     async def burst() -> None:
-        await asyncio.gather(*(middleware(scope, None, send) for _ in range(8)))
+        await asyncio.gather(*(request() for _ in range(8)))
 
     try:
         asyncio.run(burst())
@@ -56,3 +63,26 @@ def test_requests_that_find_the_head_stale_together_share_one_lookup(store) -> N
     assert reads == [str(CHAIN_ID)]
     heads = [dict(m["headers"])[b"x-avadata-head"] for m in sent]
     assert len(heads) == 8 and len(set(heads)) == 1
+
+
+def test_a_request_cancelled_while_it_looks_up_the_head_fails_no_other(store) -> None:
+    """The request that started the shared lookup goes away (its client disconnected): the
+    requests waiting on that lookup still get the head, read once."""
+    engine = make_reader_engine(store[0])
+    request, reads, sent = _counted(engine, delay_s=0.3)
+
+    async def burst() -> None:
+        first = asyncio.ensure_future(request())
+        await asyncio.sleep(0.05)  # its lookup under way
+        others = [asyncio.ensure_future(request()) for _ in range(3)]
+        await asyncio.sleep(0.01)
+        first.cancel()
+        await asyncio.gather(*others)
+        assert first.cancelled()
+
+    try:
+        asyncio.run(burst())
+    finally:
+        engine.dispose()
+    assert reads == [str(CHAIN_ID)]
+    assert len([m for m in sent if b"x-avadata-head" in dict(m["headers"])]) == 3

@@ -50,10 +50,10 @@ class FreshnessMiddleware:
         self.app = app
         self.engine = engine
         self._heads: dict[str, tuple[float, tuple[int, int] | None]] = {}
-        # The lookup under way per key: the requests that find the entry stale meanwhile wait
-        # for it rather than each looking the head up (under load, every request in flight
-        # when the entry expires would, each on a connection of its own).
-        self._pending: dict[str, asyncio.Future[tuple[int, int] | None]] = {}
+        # The lookup under way per key (a task of its own): the requests that find the entry
+        # stale meanwhile wait for it rather than each looking the head up (under load, every
+        # request in flight when the entry expires would, each on a connection of its own).
+        self._pending: dict[str, asyncio.Task[tuple[int, int] | None]] = {}
 
     def _read(self, key: str) -> tuple[int, int] | None:
         with self.engine.connect() as conn:
@@ -63,21 +63,19 @@ class FreshnessMiddleware:
 
     async def _head(self, key: str) -> tuple[int, int] | None:
         hit = self._heads.get(key)
-        now = time.monotonic()
-        if hit is not None and now - hit[0] < TTL_S:
+        if hit is not None and time.monotonic() - hit[0] < TTL_S:
             return hit[1]
-        pending = self._pending.get(key)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        pending = self._pending[key] = asyncio.get_running_loop().create_future()
+        lookup = self._pending.get(key)
+        if lookup is None:
+            lookup = self._pending[key] = asyncio.ensure_future(self._lookup(key))
+        # Shielded: a request cancelled while it waits (its client gone) cancels no lookup
+        # the others wait for.
+        return await asyncio.shield(lookup)
+
+    async def _lookup(self, key: str) -> tuple[int, int] | None:
+        now = time.monotonic()
         try:
             head = await anyio.to_thread.run_sync(self._read, key)
-        except BaseException as exc:
-            pending.set_exception(exc)
-            pending.exception()  # retrieved: no "never retrieved" warning when nobody waits
-            raise
-        else:
-            pending.set_result(head)
         finally:
             del self._pending[key]
         if len(self._heads) > 10_000:  # bogus chain ids must not grow the cache forever

@@ -491,6 +491,12 @@ def insert_or_ignore(conn: Connection, table: Table) -> Insert:
     return stmt
 
 
+def insert_or_ignore_once(table: Table) -> Callable[[Connection], Insert]:
+    """`insert_or_ignore`, built once per dialect (`per_dialect`): for an insert every batch
+    runs."""
+    return per_dialect(lambda conn: insert_or_ignore(conn, table))
+
+
 # A bulk write's SQL and per column its value encoder (SQLite) or its COPY type's name
 # (PostgreSQL), built once per (dialect, table, columns).
 _BulkPlan = tuple[tuple[str, ...], tuple[Any, ...]]

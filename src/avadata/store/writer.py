@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Insert, func, select
+from sqlalchemy import Connection, Engine, func, select
 
 from avadata.records import EvmBatch, TokenInfo, TokenStandard, TokenTransfer
 from avadata.store import balances, dialect, partitions
@@ -182,10 +182,7 @@ def _ensure_chain(conn: Connection, chain_id: int, has_traces: bool) -> None:
         )
 
 
-@dialect.per_dialect
-def _new_chain(conn: Connection) -> Insert:
-    """`_ensure_chain`'s insert (one per write)."""
-    return dialect.insert_or_ignore(conn, chains)
+_new_chain = dialect.insert_or_ignore_once(chains)  # `_ensure_chain`'s, one per write
 
 
 def _check_order_and_base(conn: Connection, batch: PreparedBatch) -> int:

@@ -25,7 +25,6 @@ from sqlalchemy import (
     BigInteger,
     BindParameter,
     Connection,
-    Insert,
     Select,
     Update,
     and_,
@@ -175,9 +174,7 @@ def _write_sums(
 # backfill (docs/benchmarks.md); a statement object keeps its cache key.
 
 
-@dialect.per_dialect
-def _new_sums(conn: Connection) -> Insert:
-    return dialect.insert_or_ignore(conn, metric_sums)
+_new_sums = dialect.insert_or_ignore_once(metric_sums)
 
 
 @cache

@@ -128,7 +128,7 @@ def with_details(
     out: dict[TxKey, tuple[list[Any], list[Any]]] = {
         (int(tx.block_number), int(tx.tx_index)): ([], [])
     }
-    _sort_details(out, rows, len(_FULL_KEYS))
+    _sort_details(out, rows, 1, len(_FULL_KEYS))
     transfers, calls = next(iter(out.values()))
     return tx, transfers, calls
 
@@ -227,20 +227,22 @@ def details_of(
         params[f"b{k}"] = block
         params.update((f"i{k}_{j}", i) for j, i in enumerate(indexes))
     stmt = _both(tuple(len(v) for v in by_block.values()))
-    _sort_details(out, read_rows(conn, stmt, params)[1], 0)
+    _sort_details(out, read_rows(conn, stmt, params)[1], 0, 0)
     return out
 
 
 def _sort_details(
-    out: dict[TxKey, tuple[list[Any], list[Any]]], rows: Iterable[Sequence[Any]], skip: int
+    out: dict[TxKey, tuple[list[Any], list[Any]]],
+    rows: Iterable[Sequence[Any]],
+    transfer_arm: int,
+    skip: int,
 ) -> None:
-    """Each row of an `_arms(..., transfers, calls)` statement whose arm is the transfers' or
-    the calls' (the last two, after `skip` columns of earlier arms) into its transaction's
-    lists in `out`: the transfers in log order, the listed calls in frame order."""
+    """Each row of an `_arms(..., transfers, calls)` statement whose arm is the transfers'
+    (`transfer_arm`) or the calls' (the next), after `skip` columns of earlier arms, into its
+    transaction's lists in `out`: the transfers in log order, the listed calls in frame order."""
     as_transfer, as_call = record_maker(_TRANSFER_KEYS), record_maker(_CALL_KEYS)
     first = 1 + skip
     width = len(_TRANSFER_KEYS)
-    transfer_arm = 1 if skip else 0
     for row in rows:
         if row[0] == transfer_arm:
             r = as_transfer(row[first : first + width])
