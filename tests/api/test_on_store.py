@@ -1,6 +1,6 @@
-"""Where a store-bound route body runs: on the event loop for SQLite (no worker-thread hop),
-in a worker thread for PostgreSQL (network waits overlap). The truth is the thread the body
-actually ran on, against the loop's own thread."""
+"""Where a store-bound route body runs: on the event loop for SQLite (no worker-thread hop), in
+a reader thread when told not to run inline (PostgreSQL's greenlets: test_loop_readers.py).
+The truth is the thread the body actually ran on, against the loop's own thread."""
 
 from __future__ import annotations
 

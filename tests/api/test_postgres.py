@@ -9,6 +9,7 @@ import pytest
 
 from avadata.api.app import create_app
 from avadata.settings import Settings
+from avadata.store.loop_readers import LoopReaders
 from tests.api.http import TestClient
 from tests.api.routes import LISTS, A
 from tests.api.synthetic import build
@@ -24,8 +25,9 @@ def pg_client(pg_store: str) -> Iterator[TestClient]:
         yield c
 
 
-def test_postgres_route_bodies_keep_the_worker_thread(pg_client: TestClient) -> None:
-    assert not pg_client.app.state.avadata.inline
+def test_postgres_route_bodies_run_in_greenlets_on_the_loop(pg_client: TestClient) -> None:
+    st = pg_client.app.state.avadata
+    assert not st.inline and isinstance(st.readers, LoopReaders)
 
 
 @pytest.fixture(scope="module")

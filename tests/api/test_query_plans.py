@@ -28,18 +28,23 @@ def _statements(url: str, path: str) -> tuple[Engine, list[tuple[str, Any]]]:
     engine = make_reader_engine(url)
     seen: list[tuple[str, Any]] = []
 
-    @event.listens_for(engine, "before_cursor_execute")
     def _capture(conn, cursor, statement, parameters, context, executemany) -> None:
         if statement.lstrip().upper().startswith("SELECT"):
             seen.append((statement, parameters))
 
-    app = create_app(Settings(db_url=url, page_token_secret="plans-secret-0123"), engine=engine)
-    with TestClient(app) as c:
-        first = c.get(path, params={"pageSize": 1}).json()
-        assert "nextPageToken" in first, path
-        seen.clear()
-        second = c.get(path, params={"pageSize": 1, "pageToken": first["nextPageToken"]})
-        assert second.status_code == 200
+    # Every engine's: on PostgreSQL the route bodies read through an async engine of their own
+    # (store/loop_readers.py).
+    event.listen(Engine, "before_cursor_execute", _capture)
+    try:
+        app = create_app(Settings(db_url=url, page_token_secret="plans-secret-0123"), engine=engine)
+        with TestClient(app) as c:
+            first = c.get(path, params={"pageSize": 1}).json()
+            assert "nextPageToken" in first, path
+            seen.clear()
+            second = c.get(path, params={"pageSize": 1, "pageToken": first["nextPageToken"]})
+            assert second.status_code == 200
+    finally:
+        event.remove(Engine, "before_cursor_execute", _capture)
     assert seen
     return engine, seen
 

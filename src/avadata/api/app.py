@@ -30,7 +30,7 @@ from avadata.api.data import (
     transfers,
     tx_detail,
 )
-from avadata.api.deps import AppState
+from avadata.api.deps import AppState, Readers
 from avadata.api.encoding import JsonResponse
 from avadata.api.freshness import FreshnessMiddleware
 from avadata.api.limits import RateLimitMiddleware
@@ -58,6 +58,7 @@ from avadata.api.webhooks import stream as webhook_stream
 from avadata.settings import Settings
 from avadata.store.dialect import queries_in_process, read_concurrency
 from avadata.store.engine import make_reader_engine
+from avadata.store.loop_readers import LoopReaders
 from avadata.store.types import Engine
 
 _ROUTERS = (
@@ -127,7 +128,10 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         FilePriceSource(settings.prices_file) if settings.prices_file is not None else None
     )
     loop = LoopConnection(engine)
-    readers = ReaderThreads(loop, read_concurrency(engine))
+    readers: Readers = ReaderThreads(loop, read_concurrency(engine))
+    if engine.dialect.name == "postgresql":
+        url = engine.url.render_as_string(hide_password=False)
+        readers = LoopReaders(url, read_concurrency(engine))
     inline = queries_in_process(engine)
     if settings.api_inline_reads is not None:
         inline = settings.api_inline_reads
@@ -135,7 +139,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
-        readers.close()
+        await readers.stop()
         loop.close()
         app.state.avadata.writer.close()
 

@@ -24,6 +24,7 @@ from avadata.api.prices import PriceSource
 from avadata.api.readers import LoopConnection, ReaderThreads
 from avadata.settings import Settings
 from avadata.store.engine import make_engine
+from avadata.store.loop_readers import LoopReaders
 from avadata.store.queries import chains as chain_queries
 from avadata.store.queries.chains import ChainRow
 from avadata.store.types import Connection, Engine
@@ -79,6 +80,11 @@ class StoreWriter:
             self._engine = None
 
 
+# Where a store-bound body runs when not inline: greenlets on the loop on PostgreSQL,
+# threads on SQLite (told not to run inline).
+Readers = LoopReaders | ReaderThreads
+
+
 @dataclass(frozen=True, slots=True)
 class AppState:
     """What create_app builds once and every request reads."""
@@ -88,8 +94,8 @@ class AppState:
     codec: PageCodec
     prices: PriceSource | None
     loop: LoopConnection
-    # Otherwise (not inline): the threads that run them, one per pooled connection.
-    readers: ReaderThreads
+    # Otherwise (not inline): what runs them, at most one per pooled connection at once.
+    readers: Readers
     # Run store-bound route bodies on the event loop instead of a reader thread (see on_store).
     inline: bool = False
     # Per app: two apps on two stores must not share chain rows.

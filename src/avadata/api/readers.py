@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from avadata.store.loop_readers import lent
 from avadata.store.types import Connection, Engine
 
 R = TypeVar("R")
@@ -69,6 +70,10 @@ class LoopConnection:
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
+        with lent() as borrowed:  # a body LoopReaders runs: its connection
+            if borrowed is not None:
+                yield borrowed
+                return
         local = self._local
         if getattr(local, "busy", False) or not getattr(local, "owner", False):
             with self._engine.connect() as own:
@@ -183,6 +188,10 @@ class ReaderThreads:
                 except RuntimeError:  # the loop closed meanwhile (shutdown): nobody waits
                     pass
                 del job, fut, result, exc
+
+    async def stop(self) -> None:
+        """At shutdown, as LoopReaders.stop."""
+        self.close()
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the threads once their current jobs end; each hands its connection back."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,9 +36,12 @@ from operator import itemgetter
 from typing import Any, TypeVar
 
 from sqlalchemy import Boolean, Connection, Engine, Index, Select, Table, event, make_url, text
+from sqlalchemy.connectors.asyncio import AsyncAdapt_dbapi_connection
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.expression import ColumnElement, Insert
+from sqlalchemy.util import await_
 
 from avadata.store.coltypes import SQLITE_INTEGER_END, misfits
 
@@ -179,11 +183,12 @@ def normalize_url(url: str, *, read_only: bool = False) -> URL:
     raise ValueError(f"unsupported database URL {u.render_as_string(hide_password=True)!r}")
 
 
-# The API's PostgreSQL connections: one per reader thread running its store-bound route
-# bodies (api/readers.py; each keeps its connection while busy), plus spares for what runs
-# beside them (the freshness headers' head lookups, API-key lookups, the metrics routes) so
-# those never wait, nor open a connection: one past the pool's size is closed when it comes
-# back, and opening one costs a server process.
+# The API's PostgreSQL connections, two pools per process. The route bodies' (an async engine,
+# store/loop_readers.py): one per body running at once, each kept while busy, plus a few for a
+# body's nested reads. The reader engine's: spares for what runs beside the bodies (the
+# freshness headers' head lookups, API-key lookups, the metrics routes) so those rarely wait
+# or open a connection: one past the pool's size is closed when it comes back, and opening
+# one costs a server process.
 READ_POOL_SIZE = 8
 _READ_POOL_SPARE = 4
 _READ_POOL_OVERFLOW = 4
@@ -215,8 +220,9 @@ READER_SETTINGS: dict[str, str] = {
 }
 
 
-def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
-    """Keyword arguments for `sqlalchemy.create_engine` on this URL."""
+def engine_kwargs(url: URL, *, read_only: bool, for_bodies: bool = False) -> dict[str, Any]:
+    """Keyword arguments for `sqlalchemy.create_engine` on this URL (`for_bodies`: the API's
+    route bodies' async engine)."""
     if url.get_backend_name() == "sqlite":
         return {}
     # A server that drops packets (a wrong host, a firewall) fails in 10 s instead of hanging
@@ -235,7 +241,7 @@ def engine_kwargs(url: URL, *, read_only: bool) -> dict[str, Any]:
         # and a ROLLBACK round trip besides its own, and buys nothing at READ COMMITTED, where
         # every statement takes a fresh snapshot anyway.
         "isolation_level": "AUTOCOMMIT",
-        "pool_size": READ_POOL_SIZE + _READ_POOL_SPARE,
+        "pool_size": READ_POOL_SIZE if for_bodies else _READ_POOL_SPARE,
         "max_overflow": _READ_POOL_OVERFLOW,
         "connect_args": connect_args,
     }
@@ -247,8 +253,8 @@ _SQLITE_READ_THREADS = 4
 
 
 def read_concurrency(engine: Engine) -> int:
-    """How many store reads the API should run at once in threads on `engine`'s connections
-    (one thread each, see READ_POOL_SIZE)."""
+    """How many store-bound route bodies the API should run at once: reader threads on SQLite,
+    greenlets on PostgreSQL (one pooled connection each, see READ_POOL_SIZE)."""
     if queries_in_process(engine):
         return _SQLITE_READ_THREADS
     return READ_POOL_SIZE
@@ -398,6 +404,21 @@ def _instrumented(conn: Connection) -> bool:
 _CURSOR = "avadata.read_cursor"
 
 
+def is_driver_error(exc: BaseException) -> bool:
+    """True for an error of the database or its driver: SQLAlchemy's wrapper, or the driver's
+    own (read_rows goes straight to the driver). A connection that raised one may be unusable."""
+    if isinstance(exc, (DBAPIError, sqlite3.Error)):
+        return True
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(exc, psycopg.Error)
+
+
+def _waits_on_loop(fairy: Any) -> bool:
+    """True for a connection of an async engine (make_async_reader_engine): its driver's calls
+    are awaited on the event loop from the greenlet the caller runs in."""
+    return isinstance(fairy.dbapi_connection, AsyncAdapt_dbapi_connection)
+
+
 def read_rows(
     conn: Connection, stmt: Select[Any], params: Mapping[str, Any]
 ) -> tuple[tuple[str, ...], list[Sequence[Any]]]:
@@ -431,8 +452,13 @@ def read_rows(
         cursor = fairy.info.get(_CURSOR)
         if cursor is None:
             cursor = fairy.info[_CURSOR] = driver.cursor()
-        cursor.execute(prepared.sql, dict(zip((b[0] for b in prepared.binds), values, strict=True)))
-        rows = cursor.fetchall()
+        named = dict(zip((b[0] for b in prepared.binds), values, strict=True))
+        if _waits_on_loop(fairy):
+            await_(cursor.execute(prepared.sql, named))
+            rows = await_(cursor.fetchall())
+        else:
+            cursor.execute(prepared.sql, named)
+            rows = cursor.fetchall()
         if None not in prepared.late:
             prepared.late[None] = _late_decoders(conn.dialect, stmt, cursor.description)
         decoders = prepared.late[None]

@@ -10,6 +10,7 @@ URLs: `sqlite:///relative/path.db`, `sqlite:////absolute/path.db`, `postgresql:/
 from __future__ import annotations
 
 from sqlalchemy import Engine, create_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from avadata.store import dialect
 
@@ -25,6 +26,16 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
     sa_url = dialect.normalize_url(url, read_only=read_only)
     engine = create_engine(sa_url, **dialect.engine_kwargs(sa_url, read_only=read_only))
     dialect.install_hooks(engine, read_only=read_only)
+    return engine
+
+
+def make_async_reader_engine(url: str) -> AsyncEngine:
+    """A reader engine whose connections wait on the event loop: its `sync_engine` is used
+    from sync code run by `sqlalchemy.util.greenlet_spawn` (api/readers.py), PostgreSQL only."""
+    sa_url = dialect.normalize_url(url, read_only=True)
+    kwargs = dialect.engine_kwargs(sa_url, read_only=True, for_bodies=True)
+    engine = create_async_engine(sa_url, **kwargs)
+    dialect.install_hooks(engine.sync_engine, read_only=True)
     return engine
 
 
