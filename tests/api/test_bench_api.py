@@ -141,6 +141,14 @@ _STATEMENTS = {
 }
 
 
+def _counting(execute: Any, sent: list[str]) -> Any:
+    def counted(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(str(query))
+        return execute(self, query, *args, **kwargs)
+
+    return counted
+
+
 def test_statements_per_request_on_postgres(
     served: tuple[TestClient, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -152,13 +160,10 @@ def test_statements_per_request_on_postgres(
     monkeypatch.setattr(freshness, "TTL_S", 3600.0)
     monkeypatch.setattr(deps._ChainCache, "ttl_s", 3600.0)
     sent: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def counted(self: psycopg.Cursor[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
-        sent.append(str(query))
-        return execute(self, query, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    # Both kinds: the route bodies' connections are async ones (store/loop_readers.py), the
+    # spares' (head lookups) sync.
+    for cls in (psycopg.Cursor, psycopg.AsyncCursor):
+        monkeypatch.setattr(cls, "execute", _counting(cls.execute, sent))
     for name, want in _STATEMENTS.items():
         assert c.get(paths[name]).status_code == 200  # warm: those lookups made
         sent.clear()
