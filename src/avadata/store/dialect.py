@@ -817,20 +817,49 @@ def upsert_later(
     """INSERT `rows` (tuples in `columns` order, at most one per key); where a key is stored,
     its other columns take the row's values only when the row's `guard` columns are greater,
     compared as a tuple (a position: replaying an older row changes nothing). Values as
-    `bulk_insert_ignore` takes them.
+    `bulk_insert_ignore` takes them. How it is sent: `_upsert_rows`."""
+    q = conn.dialect.identifier_preparer.quote
+    target = conn.dialect.identifier_preparer.format_table(table)
+    sets = ", ".join(f"{q(c)} = excluded.{q(c)}" for c in columns if c not in keys)
+    newer = ", ".join(f"excluded.{q(c)}" for c in guard)
+    stored = ", ".join(f"{target}.{q(c)}" for c in guard)
+    _upsert_rows(conn, table, keys, columns, rows, f"{sets} WHERE ({newer}) > ({stored})")
 
-    PostgreSQL: one statement over unnest() arrays, one round trip and one plan for the batch
-    (executemany sent a statement per row); SQLite: executemany of one row each."""
+
+def add_up(
+    conn: Connection,
+    table: Table,
+    keys: tuple[str, ...],
+    columns: tuple[str, ...],
+    rows: Sequence[Sequence[Any]],
+    added: tuple[str, ...],
+) -> None:
+    """INSERT `rows` (tuples in `columns` order, at most one per key); where a key is stored,
+    its `added` columns grow by the row's values, atomically in SQL (counters that several
+    writers raise). How it is sent: `_upsert_rows`."""
+    q = conn.dialect.identifier_preparer.quote
+    target = conn.dialect.identifier_preparer.format_table(table)
+    sets = ", ".join(f"{q(c)} = {target}.{q(c)} + excluded.{q(c)}" for c in added)
+    _upsert_rows(conn, table, keys, columns, rows, sets)
+
+
+def _upsert_rows(
+    conn: Connection,
+    table: Table,
+    keys: tuple[str, ...],
+    columns: tuple[str, ...],
+    rows: Sequence[Sequence[Any]],
+    update: str,
+) -> None:
+    """INSERT ... ON CONFLICT (keys) DO UPDATE SET `update`. PostgreSQL: one statement over
+    unnest() arrays, one round trip and one plan for the batch (executemany sent a statement
+    per row, each parsed, bound and run by the server); SQLite: executemany of one row each."""
     if not rows:
         return
     q = conn.dialect.identifier_preparer.quote
     target = conn.dialect.identifier_preparer.format_table(table)
     names = ", ".join(q(c) for c in columns)
-    sets = ", ".join(f"{q(c)} = excluded.{q(c)}" for c in columns if c not in keys)
-    newer = ", ".join(f"excluded.{q(c)}" for c in guard)
-    stored = ", ".join(f"{target}.{q(c)}" for c in guard)
-    conflict = f"ON CONFLICT ({', '.join(q(k) for k in keys)}) DO UPDATE SET {sets} "
-    conflict += f"WHERE ({newer}) > ({stored})"
+    conflict = f"ON CONFLICT ({', '.join(q(k) for k in keys)}) DO UPDATE SET {update}"
     if conn.dialect.name == "postgresql":
         source, params = rows_source(conn, table, columns, rows)
         conn.exec_driver_sql(f"INSERT INTO {target} ({names}) {source} {conflict}", params)
@@ -838,6 +867,37 @@ def upsert_later(
     marks = ", ".join("?" for _ in columns)
     sql = f"INSERT INTO {target} ({names}) VALUES ({marks}) {conflict}"
     conn.exec_driver_sql(sql, encode_rows(conn.dialect, table, columns, rows))
+
+
+def update_rows(
+    conn: Connection,
+    table: Table,
+    keys: tuple[str, ...],
+    columns: tuple[str, ...],
+    rows: Sequence[Sequence[Any]],
+) -> None:
+    """UPDATE the stored rows of `rows`' keys (tuples in `columns` order, keys among them, at
+    most one per key) to the rows' other columns. PostgreSQL: one UPDATE ... FROM unnest()
+    arrays for the batch; SQLite: executemany of one row each."""
+    if not rows:
+        return
+    q = conn.dialect.identifier_preparer.quote
+    target = conn.dialect.identifier_preparer.format_table(table)
+    if conn.dialect.name == "postgresql":
+        sets = ", ".join(f"{q(c)} = v.{q(c)}" for c in columns if c not in keys)
+        match = " AND ".join(f"{target}.{q(k)} = v.{q(k)}" for k in keys)
+        arrays = _array_params(conn.dialect, table, columns)
+        names = ", ".join(q(c) for c in columns)
+        sql = f"UPDATE {target} SET {sets} FROM unnest({arrays}) AS v({names}) WHERE {match}"
+        conn.exec_driver_sql(sql, tuple(list(c) for c in zip(*rows, strict=True)))
+        return
+    order = tuple(c for c in columns if c not in keys) + keys
+    sets = ", ".join(f"{q(c)} = ?" for c in order[: -len(keys)])
+    match = " AND ".join(f"{q(k)} = ?" for k in keys)
+    at = [columns.index(c) for c in order]
+    reordered = [tuple(row[i] for i in at) for row in rows]
+    sql = f"UPDATE {target} SET {sets} WHERE {match}"
+    conn.exec_driver_sql(sql, encode_rows(conn.dialect, table, order, reordered))
 
 
 def migration_lock(conn: Connection) -> None:

@@ -120,21 +120,11 @@ def _insert_members(conn: Connection, scope: str, keys: set[Member], deltas: Del
 
 def _bump(conn: Connection, deltas: Deltas) -> None:
     """count += delta per bucket, atomically in SQL (safe with concurrent writers)."""
-    rows = [
-        {"scope": sc, "kind": k, "interval": i, "bucket": b, "count": n}
-        for (sc, k, i, b), n in sorted(deltas.items())
-        if n != 0
-    ]
-    if not rows:
-        return
-    conn.execute(_bump_counts(conn), rows)
+    rows = [(*key, n) for key, n in sorted(deltas.items()) if n != 0]
+    dialect.add_up(conn, metric_counts, _COUNT_KEYS, (*_COUNT_KEYS, "count"), rows, ("count",))
 
 
-_bump_counts = dialect.upsert_once(
-    metric_counts,
-    keys=["scope", "kind", "interval", "bucket"],
-    set_=lambda ex: {"count": metric_counts.c["count"] + ex["count"]},
-)
+_COUNT_KEYS = ("scope", "kind", "interval", "bucket")
 
 
 def _first_seen(conn: Connection, scope: str, new_days: set[Member], deltas: Deltas) -> None:

@@ -26,12 +26,9 @@ from sqlalchemy import (
     BindParameter,
     Connection,
     Select,
-    Update,
-    and_,
     bindparam,
     func,
     select,
-    update,
 )
 
 from avadata.metrics.buckets import ALL_INTERVALS, Interval, start
@@ -133,6 +130,14 @@ _SUM_COLS = (
     "last_ms",
 )
 _RUN_COLS = tuple(f"run_{f}" for f in RUNNING_FIELDS)
+_KEY_COLS = ("chain_id", "interval", "bucket")
+_NEW_COLS = _KEY_COLS + _SUM_COLS
+# A new bucket's sums before its blocks are added: no block's time seen yet (NULL).
+_NO_BLOCK_YET = ("first_ts", "last_ts", "first_ms", "last_ms")
+_ZERO = tuple(
+    None if c in _NO_BLOCK_YET else 0.0 if c in ("max_tps", "max_gps") else 0 for c in _SUM_COLS
+)
+_UPDATE_COLS = _KEY_COLS + _SUM_COLS + _RUN_COLS
 
 
 def _write_sums(
@@ -143,16 +148,12 @@ def _write_sums(
     new blocks come after its stored ones, so that is the changed buckets alone."""
     if not deltas:
         return
-    zero = {c: 0 for c in _SUM_COLS} | {"first_ts": None, "last_ts": None, "max_tps": 0.0}
-    zero |= {"max_gps": 0.0, "first_ms": None, "last_ms": None}
-    conn.execute(
-        _new_sums(conn),
-        [{"chain_id": chain_id, "interval": i.code, "bucket": b, **zero} for i, b in deltas],
-    )
+    new = [(chain_id, i.code, b, *_ZERO) for i, b in deltas]
+    dialect.bulk_insert_ignore(conn, metric_sums, _NEW_COLS, new)
     by_interval: dict[Interval, dict[int, BucketSums]] = {}
     for (interval, bucket), d in deltas.items():
         by_interval.setdefault(interval, {})[bucket] = d
-    params = []
+    updates: list[tuple[object, ...]] = []
     for interval, changed in by_interval.items():
         before, rows = _rows_from(conn, chain_id, interval, min(changed))
         for bucket, row in rows:
@@ -160,12 +161,9 @@ def _write_sums(
                 row.add(changed[bucket])
         runs = running_totals(before, (r[1] for r in rows))
         for (bucket, row), run in zip(rows, runs, strict=True):
-            params.append(
-                {"k_chain": chain_id, "k_interval": interval.code, "k_bucket": bucket}
-                | {c: getattr(row, c) for c in _SUM_COLS}
-                | dict(zip(_RUN_COLS, run, strict=True))
-            )
-    conn.execute(_update_sums(), params)
+            sums = tuple(getattr(row, c) for c in _SUM_COLS)
+            updates.append((chain_id, interval.code, bucket, *sums, *run))
+    dialect.update_rows(conn, metric_sums, _KEY_COLS, _UPDATE_COLS, updates)
 
 
 # The statements every batch runs, built once with bound parameters. Why: built per batch,
@@ -174,31 +172,12 @@ def _write_sums(
 # backfill (docs/benchmarks.md); a statement object keeps its cache key.
 
 
-_new_sums = dialect.insert_or_ignore_once(metric_sums)
-
-
 @cache
 def _blocks_between() -> Select[tuple[int, int, int, int, int | None]]:
     mb = metric_blocks.c
     return select(mb.number, mb.timestamp, mb.tx_count, mb.gas_used, mb.time_ms).where(
         mb.chain_id == bindparam("chain_id"),
         mb.number.between(bindparam("lo"), bindparam("hi")),
-    )
-
-
-@cache
-def _update_sums() -> Update:
-    s = metric_sums.c
-    return (
-        update(metric_sums)
-        .where(
-            and_(
-                s.chain_id == bindparam("k_chain"),
-                s.interval == bindparam("k_interval"),
-                s.bucket == bindparam("k_bucket"),
-            )
-        )
-        .values({c: bindparam(c) for c in _SUM_COLS + _RUN_COLS})
     )
 
 

@@ -21,15 +21,11 @@ _R = metric_rows_written.c
 
 def count(conn: Connection, source: str, rows: Mapping[str, int]) -> None:
     """Add `rows` (table -> rows written) to `source`'s counters, in the caller's transaction."""
-    values = [{"source": source, "table_name": table, "rows": n} for table, n in rows.items() if n]
-    if not values:
-        return
-    conn.execute(_add(conn), values)
+    values = [(source, table, n) for table, n in sorted(rows.items()) if n]
+    dialect.add_up(conn, metric_rows_written, _KEYS, (*_KEYS, "rows"), values, ("rows",))
 
 
-_add = dialect.upsert_once(
-    metric_rows_written, keys=("source", "table_name"), set_=lambda ex: {"rows": _R.rows + ex.rows}
-)
+_KEYS = ("source", "table_name")
 
 
 def read(conn: Connection) -> list[tuple[str, str, int]]:
