@@ -138,6 +138,9 @@ _STATEMENTS = {
     "getDeploymentTransaction": 1,
     "getContractMetadata (ERC-20)": 1,
     "listAddressChains": 1,
+    "chains": 0,
+    "listLatestTransactionsAllChains": 1,
+    "listLatestBlocksAllChains": 1,
 }
 
 
@@ -159,6 +162,7 @@ def test_statements_per_request_on_postgres(
     # What a process looks up once per interval, not per request: the chain's row, its head.
     monkeypatch.setattr(freshness, "TTL_S", 3600.0)
     monkeypatch.setattr(deps._ChainCache, "ttl_s", 3600.0)
+    monkeypatch.setattr(deps._ChainCache, "list_ttl_s", 3600.0)
     sent: list[str] = []
     # Both kinds: the route bodies' connections are async ones (store/loop_readers.py), the
     # spares' (head lookups) sync.

@@ -41,12 +41,27 @@ ChainIdPath = Annotated[
 
 
 class _ChainCache:
-    """Chain rows by path key; the table is tiny and rarely changes, so a short TTL is enough."""
+    """Chain rows by path key, and the list of every chain: the table is tiny and rarely changes
+    (a chain is added when its indexer first starts), so a short TTL is enough. An unknown key
+    is looked up every time, so a new chain's own paths serve it at once; the lists (supported
+    chains, the all-chains lists) show it within `list_ttl_s`."""
 
     ttl_s = 10.0
+    list_ttl_s = 1.0
 
     def __init__(self) -> None:
         self._rows: dict[str, tuple[float, ChainRow]] = {}
+        self._all: tuple[float, list[ChainRow]] | None = None
+
+    def all(self, conn: Connection) -> list[ChainRow]:
+        """Every chain, by chain ID (a statement per request was a round trip per list)."""
+        hit = self._all
+        now = time.monotonic()
+        if hit is not None and now - hit[0] < self.list_ttl_s:
+            return hit[1]
+        rows = chain_queries.list_chains(conn)
+        self._all = (now, rows)
+        return rows
 
     def get(self, conn: Connection, key: str) -> ChainRow | None:
         hit = self._rows.get(key)

@@ -32,7 +32,6 @@ from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
 from avadata.api.paging import PageSize, PageToken, Position, page, with_token
 from avadata.store.queries import blocks as block_queries
-from avadata.store.queries import chains as chain_queries
 from avadata.store.queries import evm_txs as tx_queries
 from avadata.store.queries import presence
 from avadata.store.queries.keyset import AnyRow
@@ -109,11 +108,11 @@ class Merge:
         return [r for _, r in served], pg.token(tuple(v for p in positions for v in p))
 
 
-def _chain_ids(conn: Connection, network: str | None) -> list[int]:
+def _chain_ids(st: AppState, conn: Connection, network: str | None) -> list[int]:
     """The chains a `network=` selects, as /v1/chains selects them (networks.matches)."""
     return [
         r.chain_id
-        for r in chain_queries.list_chains(conn)
+        for r in st.chains.all(conn)
         if network is None or networks.matches(networks.of_chain(r.network_id, r.network), network)
     ]
 
@@ -148,7 +147,7 @@ def _list_txs(
     st: AppState, token: str | None, size: int, network: str | None, status: str | None
 ) -> JsonResponse:
     with read_conn(st) as conn:
-        chains = _chain_ids(conn, network)
+        chains = _chain_ids(st, conn, network)
         filters = {"network": network, "status": status}
         rows, next_token = _TXS.page(st, conn, chains, filters, token, size)
         return JsonResponse(with_token({"transactions": [native_tx(r) for r in rows]}, next_token))
@@ -156,7 +155,7 @@ def _list_txs(
 
 def _list_blocks(st: AppState, token: str | None, size: int, network: str | None) -> JsonResponse:
     with read_conn(st) as conn:
-        chains = _chain_ids(conn, network)
+        chains = _chain_ids(st, conn, network)
         rows, next_token = _BLOCKS.page(st, conn, chains, {"network": network}, token, size)
         return JsonResponse(with_token({"blocks": [evm_block(r) for r in rows]}, next_token))
 

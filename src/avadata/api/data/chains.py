@@ -19,7 +19,6 @@ from avadata.api.encoding import JsonResponse
 from avadata.api.errors import ERROR_RESPONSES
 from avadata.api.fastroute import FastRoute
 from avadata.settings import Settings
-from avadata.store.queries import chains as queries
 from avadata.store.queries.chains import ChainRow
 
 router = APIRouter(tags=["EVM chains"], route_class=FastRoute)
@@ -78,7 +77,7 @@ def list_chains(
     with read_conn(st) as conn:
         rows = [
             r
-            for r in queries.list_chains(conn)
+            for r in st.chains.all(conn)
             if network is None
             or networks.matches(networks.of_chain(r.network_id, r.network), network)
         ]
