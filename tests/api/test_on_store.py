@@ -9,10 +9,12 @@ import contextvars
 import dataclasses
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, select
+from fastapi import FastAPI
+from sqlalchemy import Connection, Engine, select
 
 from avadata.api import deps, readers
 from avadata.api.app import create_app
@@ -112,47 +114,50 @@ def test_a_nested_or_threaded_use_gets_a_connection_of_its_own(
     st.loop.close()
 
 
-def test_a_request_sees_what_was_committed_before_it(tmp_path: Path) -> None:
+@pytest.fixture
+def empty(tmp_path: Path) -> Iterator[tuple[Engine, FastAPI]]:
+    """A writer on an empty SQLite store and the app serving it."""
     url = f"sqlite:///{tmp_path / 's.db'}"
     writer = make_engine(url)
     migrate(writer)
-    app = create_app(Settings(db_url=url, page_token_secret="test-secret-0123456789"))
     try:
-        with TestClient(app) as client:
-            assert client.get("/v1/chains/7").status_code == 404
-            with writer.begin() as conn:
-                conn.execute(chains.insert().values(chain_id=7, name="seven", blockchain_id="b7"))
-            assert client.get("/v1/chains/7").json()["chainId"] == "7"
-        assert app.state.avadata.loop.open_count() == 0  # closed at shutdown
+        yield writer, create_app(Settings(db_url=url, page_token_secret="test-secret-0123456789"))
     finally:
         writer.dispose()
 
 
+def _add_chain_seven(writer: Engine) -> None:
+    with writer.begin() as conn:
+        conn.execute(chains.insert().values(chain_id=7, name="seven", blockchain_id="b7"))
+
+
+def test_a_request_sees_what_was_committed_before_it(empty: tuple[Engine, FastAPI]) -> None:
+    writer, app = empty
+    with TestClient(app) as client:
+        assert client.get("/v1/chains/7").status_code == 404
+        _add_chain_seven(writer)
+        assert client.get("/v1/chains/7").json()["chainId"] == "7"
+    assert app.state.avadata.loop.open_count() == 0  # closed at shutdown
+
+
 def test_a_new_chain_is_listed_once_the_list_expires(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    empty: tuple[Engine, FastAPI], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The chain list is kept per process for `list_ttl_s` (a statement fewer per list request);
     the new chain's own path serves it at once, the lists show it once the kept list expires."""
     monkeypatch.setattr(deps._ChainCache, "list_ttl_s", 0.3)
-    url = f"sqlite:///{tmp_path / 's.db'}"
-    writer = make_engine(url)
-    migrate(writer)
-    app = create_app(Settings(db_url=url, page_token_secret="test-secret-0123456789"))
-    try:
-        with TestClient(app) as client:
-            assert client.get("/v1/chains").json()["chains"] == []
-            with writer.begin() as conn:
-                conn.execute(chains.insert().values(chain_id=7, name="seven", blockchain_id="b7"))
-            assert client.get("/v1/chains/7").status_code == 200
-            assert client.get("/v1/chains").json()["chains"] == []  # the kept list
-            time.sleep(0.35)
-            assert [c["chainId"] for c in client.get("/v1/chains").json()["chains"]] == ["7"]
-            assert client.get("/v1/blocks").status_code == 200
-    finally:
-        writer.dispose()
+    writer, app = empty
+    with TestClient(app) as client:
+        assert client.get("/v1/chains").json()["chains"] == []
+        _add_chain_seven(writer)
+        assert client.get("/v1/chains/7").status_code == 200
+        assert client.get("/v1/chains").json()["chains"] == []  # the kept list
+        time.sleep(0.35)
+        assert [c["chainId"] for c in client.get("/v1/chains").json()["chains"]] == ["7"]
+        assert client.get("/v1/blocks").status_code == 200
 
 
-# The reader threads (api/readers.py), where bodies run when not inline (PostgreSQL).
+# The reader threads (api/readers.py), where bodies run on SQLite when told not to run inline.
 
 _REQUEST: contextvars.ContextVar[str] = contextvars.ContextVar("request", default="none")
 
