@@ -142,3 +142,23 @@ def test_at_most_count_bodies_run_at_once(st: AppState) -> None:
     assert len(seen) == 2 * count
     assert len({pid for _, pid, _ in seen}) <= count
     assert took >= 0.6  # two rounds of `count`, not one of 16
+
+
+def test_a_new_event_loop_gets_connections_of_its_own(st: AppState) -> None:
+    """An async engine's connections belong to the loop they were made on (a test client runs
+    a loop per client): a body on another loop gets a new connection, and the old loop's kept
+    one is closed (its server process gone), not leaked."""
+    (first,) = asyncio.run(_pid(st=st))  # not stopped: its connection stays kept
+
+    async def on_a_second_loop() -> int:
+        (pid,) = await _pid(st=st)
+        await st.readers.stop()
+        return pid
+
+    second = asyncio.run(on_a_second_loop())
+    assert second != first
+    with st.engine.connect() as conn:
+        alive = conn.execute(
+            text("SELECT count(*) FROM pg_stat_activity WHERE pid = :p"), {"p": first}
+        ).scalar_one()
+    assert alive == 0

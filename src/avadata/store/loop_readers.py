@@ -92,14 +92,15 @@ class LoopReaders:
 
     async def _bound(self) -> _OnLoop:
         loop = asyncio.get_running_loop()
-        on = self._on
-        if on is not None and on.loop is loop:
-            return on
-        if on is not None:
-            await self._drop(on)
+        old = self._on
+        if old is not None and old.loop is loop:
+            return old
+        # The new one first: a request arriving while the old one closes uses it.
         on = self._on = _OnLoop(
             loop, make_async_reader_engine(self._url), asyncio.Semaphore(self._count)
         )
+        if old is not None:
+            await self._drop(old)
         return on
 
     def _body(self, on: _OnLoop, func: Callable[[], R]) -> R:
