@@ -12,12 +12,13 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 
 from avadata.api.app import create_app
 from avadata.api.deps import AppState, on_store, read_conn
 from avadata.settings import Settings
+from avadata.store.dialect import read_rows
 from avadata.store.loop_readers import LoopReaders
 
 pytestmark = [pytest.mark.postgres]
@@ -162,3 +163,48 @@ def test_a_new_event_loop_gets_connections_of_its_own(st: AppState) -> None:
             text("SELECT count(*) FROM pg_stat_activity WHERE pid = :p"), {"p": first}
         ).scalar_one()
     assert alive == 0
+
+
+def _terminate(st: AppState, pid: int) -> None:
+    with st.engine.connect() as conn:  # another connection: the server's own kill
+        assert conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar_one()
+
+
+def test_a_kept_connection_the_server_closed_costs_no_request(st: AppState) -> None:
+    """A server restart or an idle timeout closes the connections kept between bodies: the next
+    body on one runs again on a new connection (it only reads) instead of failing its request.
+    A statement's own error is not retried."""
+
+    async def requests() -> tuple[int, int]:
+        (first,) = await _pid(st=st)
+        _terminate(st, first)
+        (second,) = await _pid(st=st)  # on the kept, now dead, connection first
+        with pytest.raises(DBAPIError, match="division by zero"):
+            await _fail(st=st)
+        await st.readers.stop()
+        return first, second
+
+    first, second = asyncio.run(requests())
+    assert second != first
+
+
+_PID = select(func.pg_backend_pid().label("pid"))
+
+
+@on_store
+def _driver_pid(st: AppState) -> int:
+    """The backend pid through read_rows, the routes' path straight to the driver."""
+    with read_conn(st) as conn:
+        return int(read_rows(conn, _PID, {})[1][0][0])
+
+
+def test_the_driver_path_is_retried_alike(st: AppState) -> None:
+    async def requests() -> tuple[int, int]:
+        first = await _driver_pid(st=st)
+        _terminate(st, first)
+        second = await _driver_pid(st=st)
+        await st.readers.stop()
+        return first, second
+
+    first, second = asyncio.run(requests())
+    assert second != first

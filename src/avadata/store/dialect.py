@@ -413,6 +413,15 @@ def is_driver_error(exc: BaseException) -> bool:
     return psycopg is not None and isinstance(exc, psycopg.Error)
 
 
+def connection_lost(conn: Connection) -> bool:
+    """True when `conn`'s link to the server is gone (closed by the server or the network), as
+    opposed to an error of the statement itself."""
+    if conn.invalidated or conn.closed:
+        return True
+    driver: Any = conn.connection.driver_connection
+    return bool(getattr(driver, "broken", False) or getattr(driver, "closed", False))
+
+
 def _waits_on_loop(fairy: Any) -> bool:
     """True for a connection of an async engine (make_async_reader_engine): its driver's calls
     are awaited on the event loop from the greenlet the caller runs in."""

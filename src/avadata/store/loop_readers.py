@@ -24,7 +24,7 @@ from typing import TypeVar
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
-from avadata.store.dialect import is_driver_error
+from avadata.store.dialect import connection_lost, is_driver_error
 from avadata.store.engine import make_async_reader_engine
 from avadata.store.types import Connection
 
@@ -104,7 +104,18 @@ class LoopReaders:
         return on
 
     def _body(self, on: _OnLoop, func: Callable[[], R]) -> R:
-        conn = self._checkout(on)
+        conn, kept = self._checkout(on)
+        lost = [False]
+        try:
+            return self._run_on(on, conn, func, lost)
+        except Exception:
+            if not (kept and lost[0]):
+                raise
+        # A connection kept from an earlier body was closed by the server meanwhile (a restart,
+        # an idle timeout): the body only reads, so it runs once more on a new connection.
+        return self._run_on(on, on.engine.sync_engine.connect(), func, [False])
+
+    def _run_on(self, on: _OnLoop, conn: Connection, func: Callable[[], R], lost: list[bool]) -> R:
         token = _LENT.set(_Lent(conn, on.engine))
         keep = False
         try:
@@ -115,18 +126,20 @@ class LoopReaders:
             # An HTTP error leaves the connection fine; a driver's error may not (a server
             # gone, a statement cut off): that connection is not handed out again.
             keep = not is_driver_error(exc)
+            lost[0] = not keep and connection_lost(conn)
             raise
         finally:
             _LENT.reset(token)
             self._checkin(on, conn, keep)
 
-    def _checkout(self, on: _OnLoop) -> Connection:
+    def _checkout(self, on: _OnLoop) -> tuple[Connection, bool]:
+        """A connection, and whether it was kept from an earlier body."""
         idle, now = on.idle, time.monotonic()
         while idle and now - idle[0][1] > KEEP_IDLE_S:
             idle.pop(0)[0].close()
         if idle:
-            return idle.pop()[0]
-        return on.engine.sync_engine.connect()
+            return idle.pop()[0], True
+        return on.engine.sync_engine.connect(), False
 
     @staticmethod
     def _checkin(on: _OnLoop, conn: Connection, keep: bool) -> None:
