@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from avadata.api import freshness
 from avadata.api.freshness import FreshnessMiddleware
 from avadata.store.engine import make_reader_engine
 from tests.api.routes import C
@@ -86,3 +87,25 @@ def test_a_request_cancelled_while_it_looks_up_the_head_fails_no_other(store) ->
         engine.dispose()
     assert reads == [str(CHAIN_ID)]
     assert len([m for m in sent if b"x-avadata-head" in dict(m["headers"])]) == 3
+
+
+def test_a_failed_head_lookup_fails_no_request(store, monkeypatch) -> None:
+    """The server restarting under a pooled connection fails the head's lookup: the requests
+    waiting on it are answered without the headers."""
+    engine = make_reader_engine(store[0])
+    request, reads, sent = _counted(engine)
+
+    def gone(_conn, _key):
+        raise ConnectionError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(freshness, "evm_head", gone)
+
+    async def burst() -> None:
+        await asyncio.gather(*(request() for _ in range(3)))
+
+    try:
+        asyncio.run(burst())
+    finally:
+        engine.dispose()
+    assert reads == [str(CHAIN_ID)] and len(sent) == 3
+    assert not any(b"x-avadata-head" in dict(m["headers"]) for m in sent)

@@ -4,15 +4,16 @@ height) and `X-Avadata-Lag-Seconds` (how old that block is now), as a pure ASGI 
 Stage: api. Applies to the Data and Metrics API paths that name one chain (`/v1/chains/{id}/...`,
 `/v2/chains/{id}/...`) and to the primary network's (`/v1/networks/{network}/...`: the chain
 its `blockchains/{id}` names, P or X; the P-chain for the network-wide paths, which read it);
-the head is looked up at most every `TTL_S` per chain, off the event loop. An unknown chain
-or an empty store adds no header. The lag is the age of the newest indexed block: on a chain
-that makes no blocks it grows though nothing is missing (the health check compares with the
-node).
+the head is looked up at most every `TTL_S` per chain, off the event loop. An unknown chain,
+an empty store or a failed lookup adds no header. The lag is the age of the newest indexed
+block: on a chain that makes no blocks it grows though nothing is missing (the health check
+compares with the node).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 
@@ -22,6 +23,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from avadata import networks
 from avadata.store.queries.freshness import evm_head, primary_head
 from avadata.store.types import Engine
+
+log = logging.getLogger(__name__)
 
 TTL_S = 0.25
 _CHAIN_PATH = re.compile(r"^/v[12]/chains/([^/]+)/")
@@ -76,6 +79,11 @@ class FreshnessMiddleware:
         now = time.monotonic()
         try:
             head = await anyio.to_thread.run_sync(self._read, key)
+        except Exception:
+            # The headers are an extra: a failed lookup (the server restarting, a connection
+            # it closed) must not fail the requests waiting on it; they go without headers.
+            log.warning("freshness: the head of %s could not be read", key, exc_info=True)
+            head = None
         finally:
             del self._pending[key]
         if len(self._heads) > 10_000:  # bogus chain ids must not grow the cache forever
