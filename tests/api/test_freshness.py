@@ -48,19 +48,25 @@ def _counted(engine, delay_s: float = 0.0):
     return (lambda: middleware({"type": "http", "path": f"{C}/blocks"}, None, send)), reads, sent
 
 
+def _burst(engine, request, n: int) -> None:
+    """`n` requests at once through the middleware, then the engine disposed."""
+
+    async def burst() -> None:
+        await asyncio.gather(*(request() for _ in range(n)))
+
+    try:
+        asyncio.run(burst())
+    finally:
+        engine.dispose()
+
+
 def test_requests_that_find_the_head_stale_together_share_one_lookup(store) -> None:
     """Under load every request in flight when the cached head expires would look it up, each
     on a connection of its own: one lookup serves them all."""
     engine = make_reader_engine(store[0])
     request, reads, sent = _counted(engine)
 
-    async def burst() -> None:
-        await asyncio.gather(*(request() for _ in range(8)))
-
-    try:
-        asyncio.run(burst())
-    finally:
-        engine.dispose()
+    _burst(engine, request, 8)
     assert reads == [str(CHAIN_ID)]
     heads = [dict(m["headers"])[b"x-avadata-head"] for m in sent]
     assert len(heads) == 8 and len(set(heads)) == 1
@@ -100,12 +106,6 @@ def test_a_failed_head_lookup_fails_no_request(store, monkeypatch) -> None:
 
     monkeypatch.setattr(freshness, "evm_head", gone)
 
-    async def burst() -> None:
-        await asyncio.gather(*(request() for _ in range(3)))
-
-    try:
-        asyncio.run(burst())
-    finally:
-        engine.dispose()
+    _burst(engine, request, 3)
     assert reads == [str(CHAIN_ID)] and len(sent) == 3
     assert not any(b"x-avadata-head" in dict(m["headers"]) for m in sent)

@@ -18,7 +18,7 @@ from sqlalchemy.exc import DBAPIError
 from avadata.api.app import create_app
 from avadata.api.deps import AppState, on_store, read_conn
 from avadata.settings import Settings
-from avadata.store.dialect import read_rows
+from avadata.store.dialect import read_concurrency, read_rows
 from avadata.store.loop_readers import LoopReaders
 
 pytestmark = [pytest.mark.postgres]
@@ -129,7 +129,7 @@ def test_a_failed_or_cancelled_body_does_not_hand_its_connection_out_again(
 
 
 def test_at_most_count_bodies_run_at_once(st: AppState) -> None:
-    count = 8
+    count = read_concurrency(st.engine)
     seen: list[tuple[int, int, str]] = []
 
     async def many() -> float:

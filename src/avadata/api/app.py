@@ -128,10 +128,11 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         FilePriceSource(settings.prices_file) if settings.prices_file is not None else None
     )
     loop = LoopConnection(engine)
-    readers: Readers = ReaderThreads(loop, read_concurrency(engine))
-    if engine.dialect.name == "postgresql":
-        url = engine.url.render_as_string(hide_password=False)
-        readers = LoopReaders(url, read_concurrency(engine))
+    readers: Readers = (
+        LoopReaders(engine.url.render_as_string(hide_password=False), read_concurrency(engine))
+        if engine.dialect.name == "postgresql"
+        else ReaderThreads(loop, read_concurrency(engine))
+    )
     inline = queries_in_process(engine)
     if settings.api_inline_reads is not None:
         inline = settings.api_inline_reads

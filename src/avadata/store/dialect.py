@@ -827,12 +827,9 @@ def upsert_later(
     its other columns take the row's values only when the row's `guard` columns are greater,
     compared as a tuple (a position: replaying an older row changes nothing). Values as
     `bulk_insert_ignore` takes them. How it is sent: `_upsert_rows`."""
-    q = conn.dialect.identifier_preparer.quote
-    target = conn.dialect.identifier_preparer.format_table(table)
-    sets = ", ".join(f"{q(c)} = excluded.{q(c)}" for c in columns if c not in keys)
-    newer = ", ".join(f"excluded.{q(c)}" for c in guard)
-    stored = ", ".join(f"{target}.{q(c)}" for c in guard)
-    _upsert_rows(conn, table, keys, columns, rows, f"{sets} WHERE ({newer}) > ({stored})")
+    if rows:
+        sql = _upsert_sql(conn.dialect, table, keys, columns, ("newer", guard))
+        _upsert_rows(conn, table, columns, rows, sql)
 
 
 def add_up(
@@ -846,35 +843,54 @@ def add_up(
     """INSERT `rows` (tuples in `columns` order, at most one per key); where a key is stored,
     its `added` columns grow by the row's values, atomically in SQL (counters that several
     writers raise). How it is sent: `_upsert_rows`."""
-    q = conn.dialect.identifier_preparer.quote
-    target = conn.dialect.identifier_preparer.format_table(table)
-    sets = ", ".join(f"{q(c)} = {target}.{q(c)} + excluded.{q(c)}" for c in added)
-    _upsert_rows(conn, table, keys, columns, rows, sets)
+    if rows:
+        sql = _upsert_sql(conn.dialect, table, keys, columns, ("add", added))
+        _upsert_rows(conn, table, columns, rows, sql)
+
+
+@lru_cache(maxsize=64)
+def _upsert_sql(
+    dialect_: Any,
+    table: Table,
+    keys: tuple[str, ...],
+    columns: tuple[str, ...],
+    how: tuple[str, tuple[str, ...]],
+) -> str:
+    """INSERT ... ON CONFLICT (keys) DO UPDATE: ("newer", guard) as upsert_later, ("add",
+    added) as add_up; built once per shape (the writers run these every batch). The rows'
+    source is unnest() arrays on PostgreSQL, one row's ? marks on SQLite."""
+    q = dialect_.identifier_preparer.quote
+    target = dialect_.identifier_preparer.format_table(table)
+    kind, named = how
+    if kind == "add":
+        update = ", ".join(f"{q(c)} = {target}.{q(c)} + excluded.{q(c)}" for c in named)
+    else:
+        sets = ", ".join(f"{q(c)} = excluded.{q(c)}" for c in columns if c not in keys)
+        newer = ", ".join(f"excluded.{q(c)}" for c in named)
+        stored = ", ".join(f"{target}.{q(c)}" for c in named)
+        update = f"{sets} WHERE ({newer}) > ({stored})"
+    if dialect_.name == "postgresql":
+        source = f"SELECT * FROM unnest({_array_params(dialect_, table, columns)})"
+    else:
+        source = "VALUES (" + ", ".join("?" for _ in columns) + ")"
+    names = ", ".join(q(c) for c in columns)
+    conflict = f"ON CONFLICT ({', '.join(q(k) for k in keys)}) DO UPDATE SET {update}"
+    return f"INSERT INTO {target} ({names}) {source} {conflict}"
 
 
 def _upsert_rows(
     conn: Connection,
     table: Table,
-    keys: tuple[str, ...],
     columns: tuple[str, ...],
     rows: Sequence[Sequence[Any]],
-    update: str,
+    sql: str,
 ) -> None:
-    """INSERT ... ON CONFLICT (keys) DO UPDATE SET `update`. PostgreSQL: one statement over
-    unnest() arrays, one round trip and one plan for the batch (executemany sent a statement
-    per row, each parsed, bound and run by the server); SQLite: executemany of one row each."""
-    if not rows:
-        return
-    q = conn.dialect.identifier_preparer.quote
-    target = conn.dialect.identifier_preparer.format_table(table)
-    names = ", ".join(q(c) for c in columns)
-    conflict = f"ON CONFLICT ({', '.join(q(k) for k in keys)}) DO UPDATE SET {update}"
+    """PostgreSQL: one statement over unnest() arrays, one round trip and one plan for the
+    batch (executemany sent a statement per row, each parsed, bound and run by the server);
+    SQLite: executemany of one row each."""
     if conn.dialect.name == "postgresql":
-        source, params = rows_source(conn, table, columns, rows)
-        conn.exec_driver_sql(f"INSERT INTO {target} ({names}) {source} {conflict}", params)
+        conn.exec_driver_sql(sql, tuple(list(c) for c in zip(*rows, strict=True)))
         return
-    marks = ", ".join("?" for _ in columns)
-    sql = f"INSERT INTO {target} ({names}) VALUES ({marks}) {conflict}"
     conn.exec_driver_sql(sql, encode_rows(conn.dialect, table, columns, rows))
 
 

@@ -31,7 +31,8 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
 
 def make_async_reader_engine(url: str) -> AsyncEngine:
     """A reader engine whose connections wait on the event loop: its `sync_engine` is used
-    from sync code run by `sqlalchemy.util.greenlet_spawn` (api/readers.py), PostgreSQL only."""
+    from sync code run by `sqlalchemy.util.greenlet_spawn` (store/loop_readers.py), PostgreSQL
+    only."""
     sa_url = dialect.normalize_url(url, read_only=True)
     kwargs = dialect.engine_kwargs(sa_url, read_only=True, for_bodies=True)
     engine = create_async_engine(sa_url, **kwargs)
