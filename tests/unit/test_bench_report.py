@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from avadata.bench.ingest import Result, _median, report
+from collections.abc import Callable
+
+from avadata.bench.ingest import Result, _median, _take_turns, report
 
 
 def test_the_median_round_is_the_middle_one_or_the_lower_middle() -> None:
@@ -14,9 +16,37 @@ def test_the_median_round_is_the_middle_one_or_the_lower_middle() -> None:
 def test_the_ratio_is_of_the_medians_and_every_round_is_listed() -> None:
     raw = Result("raw", 6.0, 2051, 100_000, 100.0, rounds=(6.5, 6.0, 5.5))
     ours = Result("ours", 8.0, 2051, 100_000, 400.0, rollup_seconds=0.5, rounds=(9.0, 8.0, 7.0))
-    text = report({"raw pull": raw, "avadata": ours}, machine="m", command="c", build_seconds=1)
+    both = {"raw pull": raw, "avadata sqlite": ours}
+    text = report(both, machine="m", command="c", build_seconds=1)
     assert "**0.75x**" in text  # 6.0 / 8.0
     assert "| 9.0, 8.0, 7.0 |" in text and "| 6.5, 6.0, 5.5 |" in text
+
+
+def test_both_engines_are_reported_with_their_ratio() -> None:
+    raw = Result("raw", 6.0, 2051, 100_000, 100.0, rounds=(6.0,))
+    lite = Result("avadata index (sqlite)", 8.0, 2051, 100_000, 400.0, rounds=(8.0,))
+    pg = Result("avadata index (postgresql)", 10.0, 2051, 100_000, 300.0, 0.4, rounds=(10.0,))
+    both = {"raw pull": raw, "avadata sqlite": lite, "avadata postgresql": pg}
+    text = report(both, machine="m", command="c", build_seconds=1)
+    assert "(sqlite) / raw pull (medians): **0.75x**" in text
+    assert "(postgresql) / raw pull (medians): **0.60x**" in text
+    assert "PostgreSQL / SQLite ingest" in text and "**0.80x**" in text  # 8.0 / 10.0
+    assert "0.4 s of 10.0 s" in text  # the rollup share is the named store's
+
+
+def test_contenders_take_turns_each_round_starting_one_further() -> None:
+    order: list[str] = []
+
+    def step(name: str) -> Callable[[int], tuple[float, ...]]:
+        def run(n: int) -> tuple[float, ...]:
+            order.append(f"{name}{n}")
+            return (float(n),)
+
+        return run
+
+    runs = _take_turns({k: step(k) for k in "abc"}, 4)
+    assert order == "a0 b0 c0 b1 c1 a1 c2 a2 b2 a3 b3 c3".split()
+    assert runs["b"] == [(0.0,), (1.0,), (2.0,), (3.0,)]
 
 
 def test_the_api_report_names_the_store_it_measured() -> None:

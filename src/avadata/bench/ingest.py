@@ -6,11 +6,13 @@ Peak RSS is measured per contender, so each runs in its own process (the raw pul
 largest sum of the RSS of that process and its descendants, sampled every 50 ms (avadata index
 is two processes, the writer and its fetch child), or wait4's peak when larger.
 
-The raw pull and avadata run `rounds` times each, taking turns (raw first in odd rounds,
-avadata first in even ones), each avadata round into a fresh store; the report gives every
+The raw pull and avadata run `rounds` times each, taking turns (each round starts one
+contender further along), each avadata round into a fresh store; the report gives every
 round and compares medians. Why: this shared machine's speed drifts 10-20% within minutes, and
 one run of each, minutes apart, moved the ratio by as much (0.63x and 0.66x in two runs of one
-build). ethereum-etl runs once: its ratio is far from its target either way.
+build). Given a PostgreSQL database, avadata runs into it (a fresh schema each round) and into
+a fresh SQLite file, in turns with the raw pull, for the engines' ratio on the same chain in
+the same minutes. ethereum-etl runs once: its ratio is far from its target either way.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,9 +190,15 @@ def measure(
     etl: bool,
     rounds: int = 3,
 ) -> dict[str, Result]:
-    """Time the contenders (module doc); `db_url` (one store) allows one round only."""
-    if db_url is not None and rounds != 1:
-        raise ValueError("a given store can take one round only: each round needs a fresh one")
+    """Time the contenders (module doc). `db_url`: a PostgreSQL database, whose every round
+    goes to a fresh schema and takes turns with a round into a fresh SQLite file (the engines'
+    ratio); an SQLite file, which takes one round only."""
+    from avadata.store.dialect import is_sqlite_url
+    from avadata.store.scratch import scratch_schema
+
+    into_pg = db_url is not None and not is_sqlite_url(db_url)
+    if db_url is not None and not into_pg and rounds != 1:
+        raise ValueError("a given SQLite file can take one round only: each needs a fresh one")
     results: dict[str, Result] = {}
     with tempfile.TemporaryDirectory(prefix="avadata-bench-") as tmp:
         workdir = Path(tmp)
@@ -197,11 +206,8 @@ def measure(
         raw_cmd = [
             py, "-m", "avadata.bench.ingest", "raw", url, str(last), str(chunk), str(in_flight)
         ]  # fmt: skip
-        raw_runs: list[tuple[float, float]] = []
-        ours_runs: list[tuple[float, float, float]] = []
 
-        def ours(n: int) -> tuple[float, float, float]:
-            db = db_url or f"sqlite:///{workdir / f'bench-{n}.db'}"
+        def ours(db: str, n: int) -> tuple[float, float, float]:
             timing = workdir / f"rollup-seconds-{n}"
             secs, rss = _run(
                 [py, "-m", "avadata.bench.timed_index", str(timing), "--rpc", url, "--db", db]
@@ -209,49 +215,79 @@ def measure(
             )
             return secs, rss, float(timing.read_text())
 
-        for n in range(rounds):
-            if n % 2 == 0:
-                raw_runs.append(_run(raw_cmd))
-                ours_runs.append(ours(n))
-            else:
-                ours_runs.append(ours(n))
-                raw_runs.append(_run(raw_cmd))
-        raw_secs, _ = _median(raw_runs)
+        def on_sqlite(n: int) -> tuple[float, float, float]:
+            return ours(db_url if db_url and not into_pg else f"sqlite:///{workdir}/{n}.db", n)
+
+        def on_pg(n: int) -> tuple[float, float, float]:
+            assert db_url is not None
+            with scratch_schema(db_url, f"avadata_bench_{os.getpid()}_{n}") as db:
+                return ours(db, n)
+
+        steps: dict[str, Callable[[int], tuple[float, ...]]] = {
+            "raw pull": lambda n: _run(raw_cmd),
+            "sqlite": on_sqlite,
+        }
+        if into_pg:
+            steps["postgresql"] = on_pg
+        runs = _take_turns(steps, rounds)
+        raw_secs, _ = _median(runs["raw pull"])
         results["raw pull"] = Result(
             "raw pull (blocks, receipts, traces; JSON only)",
             raw_secs,
             last + 1,
             txs,
-            max(r[1] for r in raw_runs),
-            rounds=tuple(r[0] for r in raw_runs),
+            max(r[1] for r in runs["raw pull"]),
+            rounds=tuple(r[0] for r in runs["raw pull"]),
         )
-        mid = _median(ours_runs)
-        db_name = (db_url or "sqlite:").split(":")[0]
-        results["avadata"] = Result(
-            f"avadata index ({db_name})",
-            mid[0],
-            last + 1,
-            txs,
-            max(r[1] for r in ours_runs),
-            rollup_seconds=mid[2],
-            rounds=tuple(r[0] for r in ours_runs),
-        )
-
+        for engine in ("sqlite", "postgresql"):
+            if engine in runs:
+                results[f"avadata {engine}"] = _ours(engine, runs[engine], last + 1, txs)
         if etl:
-            if not ETL_BIN.exists():
-                subprocess.run([str(REPO_ROOT / "scripts" / "setup-bench.sh")], check=True)
-            t0 = time.perf_counter()
-            peak = run_etl(url, last, workdir, batch=chunk, workers=in_flight)
-            seconds = time.perf_counter() - t0
-            results["ethereum-etl"] = Result(
-                "ethereum-etl 2.4.2 (blocks, txs, receipts, logs, token transfers, traces)",
-                seconds,
-                last + 1,
-                txs,
-                peak,
-                rounds=(seconds,),
-            )
+            results["ethereum-etl"] = _time_etl(url, last, txs, workdir, chunk, in_flight)
     return results
+
+
+def _take_turns(
+    steps: dict[str, Callable[[int], tuple[float, ...]]], rounds: int
+) -> dict[str, list[tuple[float, ...]]]:
+    """Run every step `rounds` times, round n starting n places further along the list: each
+    contender goes first, last and between as often as the others (the host's speed drifts)."""
+    names = list(steps)
+    runs: dict[str, list[tuple[float, ...]]] = {name: [] for name in names}
+    for n in range(rounds):
+        shift = n % len(names)
+        for name in names[shift:] + names[:shift]:
+            runs[name].append(steps[name](n))
+    return runs
+
+
+def _ours(engine: str, runs: list[tuple[float, ...]], blocks: int, txs: int) -> Result:
+    mid = _median(runs)
+    return Result(
+        f"avadata index ({engine})",
+        mid[0],
+        blocks,
+        txs,
+        max(r[1] for r in runs),
+        rollup_seconds=mid[2],
+        rounds=tuple(r[0] for r in runs),
+    )
+
+
+def _time_etl(url: str, last: int, txs: int, workdir: Path, chunk: int, workers: int) -> Result:
+    if not ETL_BIN.exists():
+        subprocess.run([str(REPO_ROOT / "scripts" / "setup-bench.sh")], check=True)
+    t0 = time.perf_counter()
+    peak = run_etl(url, last, workdir, batch=chunk, workers=workers)
+    seconds = time.perf_counter() - t0
+    return Result(
+        "ethereum-etl 2.4.2 (blocks, txs, receipts, logs, token transfers, traces)",
+        seconds,
+        last + 1,
+        txs,
+        peak,
+        rounds=(seconds,),
+    )
 
 
 def _median(runs: list[Any]) -> Any:
@@ -261,7 +297,9 @@ def _median(runs: list[Any]) -> Any:
 
 
 def report(results: dict[str, Result], *, machine: str, command: str, build_seconds: float) -> str:
-    ours, raw = results["avadata"], results["raw pull"]
+    raw = results["raw pull"]
+    engines = [r for k, r in results.items() if k.startswith("avadata ")]
+    ours = engines[-1]  # the store the command named (PostgreSQL when it ran beside SQLite)
     lines = [
         f"Command: `{command}`  ",
         f"Machine: {machine}  ",
@@ -278,11 +316,19 @@ def report(results: dict[str, Result], *, machine: str, command: str, build_seco
             f"| {r.name} | {r.seconds:.1f} | {each} | {r.blocks_per_s:.1f} "
             f"| {r.txs_per_s:.0f} | {rss} |"
         )
-    lines += [
-        "",
-        f"avadata / raw pull (medians): **{ours.blocks_per_s / raw.blocks_per_s:.2f}x** "
-        "(target 0.7x)",
-    ]
+    lines.append("")
+    for r in engines:
+        label = "avadata" if len(engines) == 1 else r.name.removeprefix("avadata index ")
+        lines.append(
+            f"{label} / raw pull (medians): **{r.blocks_per_s / raw.blocks_per_s:.2f}x** "
+            "(target 0.7x)"
+        )
+    if len(engines) == 2:
+        lines.append(
+            "PostgreSQL / SQLite ingest, rounds taking turns on the same chain (medians): "
+            f"**{engines[1].blocks_per_s / engines[0].blocks_per_s:.2f}x** "
+            "(issue 25's target: 0.8x)"
+        )
     if ours.rollup_seconds is not None:
         share = ours.rollup_seconds / ours.seconds
         lines.append(

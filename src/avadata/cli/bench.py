@@ -76,7 +76,13 @@ def ingest(
     blocks: Annotated[int, typer.Option(help="blocks in the seeded chain")] = 2_050,
     txs_per_block: Annotated[int, typer.Option(help="mean transactions per block")] = 50,
     days: Annotated[int, typer.Option(help="simulated days the chain spans")] = 30,
-    db: Annotated[str | None, typer.Option(help="store URL (default: a fresh SQLite file)")] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="store URL (default: a fresh SQLite file); a PostgreSQL database gets a fresh "
+            "schema per round, and SQLite rounds in turns for the engines' ratio"
+        ),
+    ] = None,
     chunk: Annotated[int, typer.Option(help="blocks per batch, for every contender")] = 50,
     in_flight: Annotated[int, typer.Option(help="requests in flight, for every contender")] = 4,
     etl: Annotated[bool, typer.Option(help="also time ethereum-etl 2.4.2")] = True,
@@ -85,8 +91,8 @@ def ingest(
         typer.Option(
             min=1,
             max=21,
-            help="runs of the raw pull and of avadata each, taking turns; medians compared "
-            "[default: 3; 1 with --db, as each round needs a fresh store]",
+            help="runs of each contender, taking turns; medians compared [default: 3; 1 "
+            "with an SQLite --db, as each round needs a fresh store]",
         ),
     ] = None,
     write_docs: WriteDocs = True,
@@ -100,11 +106,15 @@ def ingest(
     from avadata.bench import ingest as bench
     from avadata.bench.machine import describe
     from avadata.devnet.evm.traffic import TrafficConfig, start_with_traffic
+    from avadata.store.dialect import is_sqlite_url
 
+    one_file = db is not None and is_sqlite_url(db)
     if rounds is None:
-        rounds = 3 if db is None else 1
-    if db is not None and rounds != 1:
-        raise typer.BadParameter("--db takes --rounds 1: each round needs a fresh store")
+        rounds = 1 if one_file else 3
+    if one_file and rounds != 1:
+        raise typer.BadParameter(
+            "an SQLite --db takes --rounds 1: each round needs a fresh store", param_hint="--rounds"
+        )
     config = TrafficConfig(days=days, blocks=blocks, txs_per_block=txs_per_block)
     typer.echo(f"building the chain ({blocks} blocks)...", err=True)
     t0 = time.perf_counter()
