@@ -43,3 +43,39 @@ def test_timed_index_writes_the_same_rows_and_times_the_rollup(
         assert_same_rows(dump(got, identity=False), dump(want, identity=False))
     finally:
         got.dispose()
+
+
+@pytest.mark.postgres
+def test_a_postgresql_bench_takes_turns_with_sqlite_and_leaves_no_schema(devnet_chain) -> None:
+    from sqlalchemy import text
+
+    from avadata.bench.ingest import measure
+    from tests.support import pg_cluster as pgc
+
+    cluster = pgc.shared()
+    url = cluster.url(cluster.create_database())
+    results = measure(
+        devnet_chain.rpc_url,
+        devnet_chain.head,
+        1,
+        db_url=url,
+        chunk=CHUNK,
+        in_flight=2,
+        etl=False,
+        rounds=2,
+    )
+    assert set(results) == {"raw pull", "avadata sqlite", "avadata postgresql"}
+    assert all(len(r.rounds) == 2 and min(r.rounds) > 0 for r in results.values())
+    assert results["avadata postgresql"].rollup_seconds is not None
+    admin = make_engine(url)
+    try:
+        with admin.connect() as conn:
+            left = conn.execute(
+                text("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'avadata_bench%'")
+            ).all()
+            tables = conn.execute(
+                text("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+            )
+            assert left == [] and tables.scalar_one() == 0
+    finally:
+        admin.dispose()
