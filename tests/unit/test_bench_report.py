@@ -64,3 +64,18 @@ def test_a_bench_command_names_its_store_password_masked() -> None:
 
     assert _db_option(None) == ""
     assert _db_option("postgresql://u:secret@h/db") == " --db postgresql://u:***@h/db"
+
+
+def test_two_stores_compare_endpoint_by_endpoint_in_alternating_order() -> None:
+    from avadata.bench.api_load import Result as Row
+    from avadata.bench.api_load import _turns, compare
+
+    assert [_turns(2, k) for k in range(3)] == [[0, 1], [1, 0], [0, 1]]
+    first = [Row("trivial", 9000.0, 1, 2, 0), Row("a", 1000.0, 1, 2, 0), Row("b", 500.0, 1, 2, 0)]
+    second = [Row("trivial", 9000.0, 1, 2, 0), Row("a", 1200.0, 1, 2, 0), Row("b", 900.0, 1, 2, 0)]
+    text = compare(first, second)
+    assert "| a | 1,000 | 1,200 | 1.20x |" in text and "| b | 500 | 900 | 1.80x |" in text
+    # The lists' median (the trivial endpoint left out): (1.2 + 1.8) / 2.
+    assert "**1.50x**" in text and "within 1.5x (issue 25): yes" in text
+    slower = [Row(r.name, r.rps * 1.1, 1, 2, 0) for r in second]
+    assert "within 1.5x (issue 25): NO" in compare(first, slower)

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -240,28 +241,81 @@ def run(
     page: int = 10_000,
     workers: int = 1,
     connections: int | None = None,
+    vs: str | None = None,
 ) -> str:
+    """The section of `db`'s store; with `vs`, a second store served beside it, each endpoint
+    measured on both in turns (the order alternating), both tables and the per-endpoint
+    ratios, so that two engines compare in the same minutes."""
     ensure_wrk()
     if page < 2:
         raise SystemExit("--page must be at least 2")
-    url, count, label = ensure_store(db, txs)
-    with served(url, workers) as base:
-        deep = deep_tokens(url, page, lambda path: httpx.get(base + path, timeout=30).json())
-        for _, path in endpoints(deep, page, count // 100):  # warm up, and fail early on any error
-            resp = httpx.get(base + path, timeout=30)
-            if resp.status_code != 200:
-                raise SystemExit(f"{path}: HTTP {resp.status_code} {resp.text[:200]}")
+    stores = [ensure_store(db, txs)] + ([ensure_store(vs, txs)] if vs else [])
+    with contextlib.ExitStack() as stack:
+        bases = [stack.enter_context(served(url, workers)) for url, _, _ in stores]
+        plans = [
+            _checked_paths(base, url, page, n)
+            for base, (url, n, _) in zip(bases, stores, strict=True)
+        ]
         load_before = os.getloadavg()[0]
-        load = connections or _calibrated(base, seconds)
-        results = [wrk(f"trivial ({TRIVIAL})", base + TRIVIAL, load, seconds)]
-        for name, path in endpoints(deep, page, count // 100):
-            results.append(wrk(name, base + path, load, seconds))
+        load = connections or _calibrated(bases[0], seconds)
+        runs: list[list[Result]] = [[] for _ in stores]
+        paths = [[(f"trivial ({TRIVIAL})", TRIVIAL), *plan] for plan in plans]
+        for k in range(len(paths[0])):
+            for i in _turns(len(stores), k):
+                name, path = paths[i][k]
+                runs[i].append(wrk(name, bases[i] + path, load, seconds))
         load_after = os.getloadavg()[0]
-    text = report(results, load, count, page, seconds, label, workers, connections is None)
+    sections = [
+        report(r, load, n, page, seconds, label, workers, connections is None)
+        for r, (_, n, label) in zip(runs, stores, strict=True)
+    ]
+    if vs:
+        sections.append(compare(runs[0], runs[1]))
     # Other processes on the machine skew latency tails: say how busy it was.
-    return text + (
+    return "\n\n".join(sections) + (
         f"\n\nMachine load average (1 min) {load_before:.1f} before and {load_after:.1f} "
         f"after the measurements, on {os.cpu_count()} CPUs."
+    )
+
+
+def _turns(stores: int, k: int) -> list[int]:
+    """The stores' order for the k-th endpoint: each goes first every other endpoint."""
+    order = list(range(stores))
+    return order if k % 2 == 0 else order[::-1]
+
+
+def _checked_paths(base: str, url: str, page: int, count: int) -> list[tuple[str, str]]:
+    """The endpoints' (name, path) on the store served at `base`, each asked once (a warm-up
+    that fails early on any error)."""
+    deep = deep_tokens(url, page, lambda path: httpx.get(base + path, timeout=30).json())
+    paths = endpoints(deep, page, count // 100)
+    for _, path in paths:
+        resp = httpx.get(base + path, timeout=30)
+        if resp.status_code != 200:
+            raise SystemExit(f"{path}: HTTP {resp.status_code} {resp.text[:200]}")
+    return paths
+
+
+def compare(ours: list[Result], theirs: list[Result]) -> str:
+    """Per endpoint, the second store's req/s over the first's (how many times the first's
+    cost per request is the second's), the lists' median, and issue 25's check."""
+    rows = [
+        "| endpoint | req/s | req/s (second store) | second / first |",
+        "|---|---:|---:|---:|",
+    ]
+    ratios = []
+    for a, b in zip(ours, theirs, strict=True):
+        ratio = b.rps / a.rps
+        if a is not ours[0]:
+            ratios.append(ratio)
+        rows.append(f"| {a.name} | {a.rps:,.0f} | {b.rps:,.0f} | {ratio:.2f}x |")
+    mid = statistics.median(ratios)
+    return (
+        "Both stores, each endpoint on one then the other in the same minute:\n\n"
+        + "\n".join(rows)
+        + f"\n\n- the endpoints' median of second / first req/s: **{mid:.2f}x** "
+        f"(lowest {min(ratios):.2f}x, highest {max(ratios):.2f}x); within 1.5x (issue 25): "
+        f"{'yes' if mid <= 1.5 else 'NO'}"
     )
 
 

@@ -217,6 +217,14 @@ def api(
         int | None,
         typer.Option(min=1, help="wrk connections (default: calibrated on the trivial endpoint)"),
     ] = None,
+    vs_db: Annotated[
+        str | None,
+        typer.Option(
+            "--vs-db",
+            help="a second store (built when missing), served beside the first and measured "
+            "in turns with it, endpoint by endpoint: the two engines' ratios",
+        ),
+    ] = None,
     write_docs: WriteDocs = True,
 ) -> None:
     """Serve a store of >= 1M transactions and load every EVM endpoint with wrk, beside a
@@ -232,14 +240,16 @@ def api(
     # The one setting that changes how the served reads run: part of the command that ran.
     inline = os.environ.get("AVADATA_API_INLINE_READS")
     text = (
-        run(db, txs, seconds, page, workers, connections)
+        run(db, txs, seconds, page, workers, connections, vs_db)
         + f"\n\nMachine: {describe()}\n\n"
         + "Command: `"
         + (f"AVADATA_API_INLINE_READS={inline} " if inline else "")
         + f"avadata bench api --txs {txs} --seconds {seconds:g} --page {page}"
         + (f" --workers {workers}" if workers > 1 else "")
         + (f" --connections {connections}" if connections else "")
-        + f"{_db_option(db)}`"
+        + f"{_db_option(db)}"
+        + ("" if vs_db is None else _db_option(vs_db).replace("--db", "--vs-db"))
+        + "`"
     )
     _publish("api", text, write_docs, db)
 
