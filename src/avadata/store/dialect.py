@@ -136,6 +136,13 @@ def bounds_on_every_input(conn: Connection) -> bool:
     return conn.dialect.name == "postgresql"
 
 
+def round_trips(conn: Connection) -> bool:
+    """True when each statement is a round trip to a server (PostgreSQL): the driver's work,
+    the wait, two context switches; worth one larger statement instead of two. SQLite's
+    statements are calls inside this process."""
+    return conn.dialect.name == "postgresql"
+
+
 def has_partitions(conn: Connection) -> bool:
     """True when the large chain tables are partitioned by chain and block range
     (`store/partitions.py`): PostgreSQL. SQLite keeps each table whole."""

@@ -4,7 +4,8 @@ under /v2) with each transaction's transfers and internal transactions, and
 
 Stage: api. The transactions are those the address sent or received (docs/compatibility.md),
 newest first unless sortOrder=asc; startBlock inclusive, endBlock exclusive. A page's details
-come from one more statement for the whole page, not one per transaction.
+come with the page: in the same statement on PostgreSQL, one more for the whole page on SQLite
+(store/queries/address_txs.py), never one per transaction.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from avadata.api.data.tx_detail import details
 from avadata.api.fastroute import FastRoute
 from avadata.api.paging import Position
 from avadata.store.queries import address_txs as queries
-from avadata.store.queries import tx_detail
 from avadata.store.queries.keyset import AnyRow
 from avadata.store.types import Connection
 
@@ -72,12 +72,10 @@ def _detailed(
     limit: int,
     **_filters: Any,
 ) -> Sequence[Any]:
-    rows = queries.by_address(
+    found = queries.by_address_detailed(
         conn, chain_id, address, start, end, after, limit, ascending=sortOrder == "asc"
     )
-    keys = tx_detail.keys_of(rows)
-    found = tx_detail.details_of(conn, chain_id, keys)
-    return [Detailed(r, *found[k]) for r, k in zip(rows, keys, strict=True)]
+    return [Detailed(*d) for d in found]
 
 
 def _is_spam(r: AnyRow) -> bool:

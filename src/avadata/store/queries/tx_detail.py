@@ -26,6 +26,7 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    true,
     union_all,
 )
 
@@ -196,6 +197,45 @@ def _arms(*arms: Any) -> Any:
                 row.extend(cast(null(), c.type).label(f"arm{j}_{c.key}") for c in cols)
         out.append(arm.with_only_columns(*row))
     return union_all(*out)
+
+
+def details_over(keys: Any) -> tuple[Any, Any]:
+    """The transfers and the listed calls' candidates of the transactions `keys` (a CTE of
+    block_number, tx_index, a page's) names, as two arms for `arms`: for each key a LATERAL
+    subquery reads its table by its primary key's (chain, block) prefix, a nested loop that
+    no plan can turn into a scan of the chain (PostgreSQL only: SQLite has no LATERAL, and no
+    round trip to save)."""
+
+    def picked(table: Table) -> Any:
+        c = table.c
+        return and_(
+            c.chain_id == bindparam("chain"),
+            c.block_number == keys.c.block_number,
+            c.tx_index == keys.c.tx_index,
+        )
+
+    out = []
+    for arm in (_transfers(picked), _calls(picked)):
+        # OFFSET 0: a subquery the planner may not pull up into the outer join (where it
+        # could hash the chain's rows); it stays a scan run once per key, by key.
+        each = arm.offset(literal_column("0")).lateral()
+        out.append(select(*each.c).select_from(keys.join(each, true())))
+    return out[0], out[1]
+
+
+def arms(*selects: Any) -> Any:
+    """`_arms`: the selects in one UNION ALL, a first column naming each row's arm."""
+    return _arms(*selects)
+
+
+def sort_details(
+    out: dict[TxKey, tuple[list[Any], list[Any]]],
+    rows: Iterable[Sequence[Any]],
+    transfer_arm: int,
+    skip: int,
+) -> None:
+    """`_sort_details`: the rows of an `arms` statement's detail arms into `out`."""
+    _sort_details(out, rows, transfer_arm, skip)
 
 
 @functools.lru_cache(maxsize=512)
