@@ -135,6 +135,7 @@ _STATEMENTS = {
     "listTransactionsV2": 1,
     "getNativeBalance": 1,
     "balances:listErc20": 2,
+    "balances:listErc721": 1,
     "balances:listCollectibles": 2,
     "getDeploymentTransaction": 1,
     "getContractMetadata (ERC-20)": 1,

@@ -86,6 +86,10 @@ def _singles() -> list[str]:
         "/v1/transactions?pageSize=7",
         "/v1/blocks?pageSize=7",
         f"/v2/chains/{CHAIN_ID}/addresses/{BOB}/transactions?sortOrder=asc",
+        # The page and the native balance (one statement on PostgreSQL): whole bodies.
+        f"{A}/balances:listErc721",
+        f"{c}/addresses/{CAROL}/balances:listErc721?pageSize=1",
+        f"{c}/addresses/{ERC20}/balances:listErc721",
     ]
 
 

@@ -204,11 +204,10 @@ def list_erc721_balances(
         contract = None if contractAddress is None else contractAddress.lower()
         filters = {"chain": chain.chain_id, "owner": owner, "contract": contract}
         pg = page(st, "erc721-balances", filters, pageToken, pageSize, arity=2)
-        rows, token = cut(
-            queries.erc721_owned(conn, chain.chain_id, owner, contract, pg.after, pg.size + 1),
-            pg,
-            lambda r: (str(r.token), str(r.token_id)),
+        owned, native = queries.erc721_owned_and_native(
+            conn, chain.chain_id, owner, contract, pg.after, pg.size + 1
         )
+        rows, token = cut(owned, pg, lambda r: (str(r.token), str(r.token_id)))
         # The collection list's token, always with its owner (the holder), and the chain.
         items = [
             cast(
@@ -221,7 +220,6 @@ def list_erc721_balances(
             )
             for r in rows
         ]
-        native = block_and_native(conn, chain, owner, None)[1]
         body: dict[str, Any] = {
             "nativeTokenBalance": native_balance(st, chain, native, "usd"),
             "erc721TokenBalances": items,

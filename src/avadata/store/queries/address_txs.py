@@ -30,6 +30,7 @@ from sqlalchemy import (
 
 from avadata.store.dialect import bounds_on_every_input, read_rows, round_trips
 from avadata.store.queries import tx_detail
+from avadata.store.queries.arms import arms
 from avadata.store.queries.keyset import AnyRow, fetch, position_params, record_maker
 from avadata.store.schema import evm_txs
 
@@ -130,7 +131,7 @@ def _with_details(has_start: bool, paged: bool, has_end: bool, ascending: bool) 
         .limit(bindparam("n"))
         .cte("keys")
     )
-    return tx_detail.arms(select(page), *tx_detail.details_over(keys))
+    return arms(select(page), *tx_detail.details_over(keys))
 
 
 def _distinct(rows: Any) -> list[AnyRow]:

@@ -14,9 +14,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, bindparam, func, literal, select, tuple_
 
-from avadata.store.dialect import read_rows
+from avadata.store.dialect import read_rows, round_trips
+from avadata.store.queries.arms import arm_rows, arms
 from avadata.store.queries.blocks import head_of_chain
-from avadata.store.queries.keyset import AnyRow, fetch, fetch_scalar
+from avadata.store.queries.keyset import AnyRow, fetch, fetch_scalar, record_maker
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.schema import erc20_balances, erc721_owners, native_balances, tokens
 
@@ -212,6 +213,48 @@ def _owned(by_contract: bool, paged: bool) -> Select[Any]:
     return stmt.order_by(o.token, o.token_id).limit(bindparam("limit"))
 
 
+def erc721_owned_and_native(
+    conn: Connection,
+    chain_id: int,
+    owner: str,
+    contract: str | None,
+    after: Sequence[Any] | None,
+    limit: int,
+) -> tuple[Sequence[AnyRow], int | None]:
+    """`erc721_owned`'s page and the owner's native balance at the chain's head
+    (`native_with_head`): one statement where a statement is a round trip
+    (dialect.round_trips), two elsewhere."""
+    if not round_trips(conn):
+        rows = erc721_owned(conn, chain_id, owner, contract, after, limit)
+        return rows, native_with_head(conn, chain_id, owner, None)[1]
+    params = _owned_params(chain_id, owner, contract, after, limit)
+    params.update(address=owner, block=None)
+    got = read_rows(conn, _owned_and_native(contract is not None, after is not None), params)[1]
+    (head_and_native,) = arm_rows(got, 0, 0, 2)
+    page = arm_rows(got, 1, 2, len(_OWNED_KEYS))
+    # The arms' rows come in no promised order: the page's order again.
+    page.sort(key=lambda r: (r[0], r[1]))
+    native = head_and_native[1]
+    rows = list(map(record_maker(_OWNED_KEYS), page))
+    return rows, (None if native is None else int(native))
+
+
+@functools.cache
+def _owned_and_native(by_contract: bool, paged: bool) -> Any:
+    page = _owned(by_contract, paged).subquery()
+    return arms(_HEAD_AND_NATIVE, select(*page.c))
+
+
+def _owned_params(
+    chain_id: int, owner: str, contract: str | None, after: Sequence[Any] | None, limit: int
+) -> dict[str, Any]:
+    params: dict[str, Any] = {"chain": chain_id, "owner": owner, "contract": contract}
+    params["limit"] = limit
+    if after is not None:
+        params.update(k0=str(after[0]), k1=int(after[1]))
+    return params
+
+
 def erc721_owned(
     conn: Connection,
     chain_id: int,
@@ -221,8 +264,8 @@ def erc721_owned(
     limit: int,
 ) -> Sequence[AnyRow]:
     """ERC-721 tokens currently owned by `owner`, by (token, token_id)."""
-    params: dict[str, Any] = {"chain": chain_id, "owner": owner, "contract": contract}
-    params["limit"] = limit
-    if after is not None:
-        params.update(k0=str(after[0]), k1=int(after[1]))
+    params = _owned_params(chain_id, owner, contract, after, limit)
     return fetch(conn, _owned(contract is not None, after is not None), params)
+
+
+_OWNED_KEYS = tuple(_owned(False, False).selected_columns.keys())

@@ -21,16 +21,14 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
-    cast,
     literal_column,
-    null,
     or_,
     select,
     true,
-    union_all,
 )
 
 from avadata.store.dialect import read_rows
+from avadata.store.queries.arms import arms
 from avadata.store.queries.keyset import AnyRow, record_maker
 from avadata.store.queries.tokeninfo import join_token_info, nft_metadata_columns
 from avadata.store.rows import is_listed_call
@@ -85,7 +83,7 @@ Found = tuple[AnyRow, list[Any], list[Any]]  # a transaction, its transfers, its
 def _found_with_details(by: str) -> Any:
     """The transaction `by` finds ("hash": by its hash; "address": the deployment of the
     contract at that address), its transfers and its listed calls' candidates in one statement
-    (one round trip, not two): `_arms` of the three, each arm reading the transaction's
+    (one round trip, not two): `arms` of the three, each arm reading the transaction's
     position, which a CTE finds once."""
     if by == "hash":
         where = (_T.chain_id == bindparam("chain"), _T.hash == bindparam("hash"))
@@ -103,7 +101,7 @@ def _found_with_details(by: str) -> Any:
         c = table.c
         return and_(c.chain_id == bindparam("chain"), c.block_number == block, c.tx_index == index)
 
-    return _arms(
+    return arms(
         _full().where(_T.block_number == block, _T.tx_index == index),
         _transfers(picked),
         _calls(picked),
@@ -181,24 +179,6 @@ def _calls(picked: Callable[[Table], Any]) -> Any:
     return select(*internal_calls.c).where(picked(internal_calls), _IC.depth > 0)
 
 
-def _arms(*arms: Any) -> Any:
-    """`arms` (selects) in one UNION ALL (one round trip, not one each): a first column says
-    which arm (its position: 0 the first), then every arm's columns in turn; each arm names its
-    own columns as they are and pads the others' with NULLs cast to their type (so that each
-    column keeps its type however many arms pad it)."""
-    columns = [list(a.selected_columns) for a in arms]
-    out = []
-    for i, arm in enumerate(arms):
-        row: list[Any] = [literal_column(str(i)).label("arm")]
-        for j, cols in enumerate(columns):
-            if j == i:
-                row.extend(cols)
-            else:
-                row.extend(cast(null(), c.type).label(f"arm{j}_{c.key}") for c in cols)
-        out.append(arm.with_only_columns(*row))
-    return union_all(*out)
-
-
 def details_over(keys: Any) -> tuple[Any, Any]:
     """The transfers and the listed calls' candidates of the transactions `keys` (a CTE of
     block_number, tx_index, a page's) names, as two arms for `arms`: for each key a LATERAL
@@ -223,11 +203,6 @@ def details_over(keys: Any) -> tuple[Any, Any]:
     return out[0], out[1]
 
 
-def arms(*selects: Any) -> Any:
-    """`_arms`: the selects in one UNION ALL, a first column naming each row's arm."""
-    return _arms(*selects)
-
-
 def sort_details(
     out: dict[TxKey, tuple[list[Any], list[Any]]],
     rows: Iterable[Sequence[Any]],
@@ -242,7 +217,7 @@ def sort_details(
 def _both(counts: tuple[int, ...]) -> Any:
     """The transfers (arm 0) and the listed calls' candidates (arm 1) of the transactions at
     the positions `counts` shapes (see `_at_keys`)."""
-    return _arms(_transfers(lambda t: _at_keys(t, counts)), _calls(lambda t: _at_keys(t, counts)))
+    return arms(_transfers(lambda t: _at_keys(t, counts)), _calls(lambda t: _at_keys(t, counts)))
 
 
 _TRANSFER_KEYS = tuple(_transfers(lambda t: _at_keys(t, (1,))).selected_columns.keys())
@@ -277,7 +252,7 @@ def _sort_details(
     transfer_arm: int,
     skip: int,
 ) -> None:
-    """Each row of an `_arms(..., transfers, calls)` statement whose arm is the transfers'
+    """Each row of an `arms(..., transfers, calls)` statement whose arm is the transfers'
     (`transfer_arm`) or the calls' (the next), after `skip` columns of earlier arms, into its
     transaction's lists in `out`: the transfers in log order, the listed calls in frame order."""
     as_transfer, as_call = record_maker(_TRANSFER_KEYS), record_maker(_CALL_KEYS)
