@@ -5,9 +5,11 @@ sender's index range and the receiver's, each already in page order, merged by U
 the page's ORDER BY and LIMIT: SQLite merges the two ranges as co-routines and stops after
 the page; PostgreSQL sorts what the two arms give, each arm then ordered and limited to the
 page itself (dialect.bounds_on_every_input). Both read a page's worth of rows, however many
-transactions the address has. A
-transaction to oneself comes from both ranges; the caller's rows are deduplicated here, which
-is why twice the page is asked for. Block ranges are [start, end).
+transactions the address has. A transaction to oneself comes from both ranges; the caller's
+rows are deduplicated here, which is why twice the page is asked for. Block ranges are
+[start, end). With their details (listTransactions): on PostgreSQL that statement is a CTE of
+one statement that also reads the page's transfers and internal calls, on SQLite a second
+statement reads them (`by_address_detailed`).
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ def _params(
     after: Sequence[Any] | None,
     limit: int,
 ) -> dict[str, Any]:
+    """A page's parameters: twice `limit` rows asked for (a self-transfer comes twice)."""
     params: dict[str, Any] = {
         "chain": chain_id,
         "address": address,
