@@ -14,7 +14,7 @@ from sqlalchemy import event
 from avadata.api.app import create_app
 from avadata.settings import Settings
 from avadata.store.engine import make_reader_engine
-from avadata.store.schema import evm_txs
+from avadata.store.schema import evm_txs, token_transfers
 from avadata.store.types import Engine
 from tests.api.http import TestClient
 from tests.api.routes import LISTS
@@ -293,11 +293,13 @@ def test_postgres_deep_page_details_read_only_its_transactions(pg_store: str, pa
         assert used and all(u.endswith("_pkey") or u == f"pk_{table}" for u in used), used
         # Once per transaction of the page, in the leaf of its block alone: however deep.
         assert sum(n["Actual Loops"] for n in ran) <= len(keys), (path, ran)
-    transfers = [(r[1 + _WIDTH + 1], r[1 + _WIDTH + 4]) for r in rows if r.arm == 1]
+    at = [1 + _WIDTH + _TRANSFER_KEYS.index(k) for k in ("block_number", "tx_index")]
+    transfers = [(r[at[0]], r[at[1]]) for r in rows if r.arm == 1]
     assert transfers and set(transfers) <= keys, (path, transfers, keys)
 
 
-_WIDTH = len(evm_txs.c)  # the page arm's columns, before the transfers' (tx_detail._arms)
+_WIDTH = len(evm_txs.c)  # the page arm's columns, before the transfers' (queries/arms.py)
+_TRANSFER_KEYS = [c.key for c in token_transfers.c]
 
 
 def _is_of(relation: str, table: str) -> bool:

@@ -210,6 +210,21 @@ def test_a_postgres_server_that_does_not_answer() -> None:
         assert SECRET not in err
 
 
+def test_the_benches_check_their_stores_before_any_work() -> None:
+    """A bench's store that cannot be used stops it at once (before the ingest bench's chain
+    build, the API bench's store build), in one line, the password masked."""
+    dead = f"postgresql://avadata:{SECRET}@127.0.0.1:{free_port()}/avadata"
+    cases = [
+        (["bench", "ingest", "--db", "mysql://x/y"], 2, "mysql://x/y"),
+        (["bench", "ingest", "--db", dead], 1, "does not answer"),
+        (["bench", "api", "--txs", "10", "--vs-db", dead], 1, "--vs-db"),
+    ]
+    for args, code, name in cases:
+        result = avadata(*args, "--no-write-docs", timeout=60)
+        err = one_line(result, code, name)
+        assert SECRET not in err and "building" not in err
+
+
 # --- ports -----------------------------------------------------------------------------------
 
 

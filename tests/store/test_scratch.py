@@ -70,3 +70,28 @@ def test_a_scratch_store_lives_and_dies_in_its_own_schema(plain_db: str) -> None
 def test_a_schema_name_is_checked_before_it_reaches_sql(plain_db: str) -> None:
     with pytest.raises(ValueError, match="schema name"), scratch_schema(plain_db, 'x"; DROP'):
         pass
+
+
+def test_a_database_the_schema_cannot_be_made_in_is_one_line(plain_db: str) -> None:
+    from avadata.errors import StoreError
+    from avadata.store.scratch import check_scratch
+
+    check_scratch(plain_db)  # a usable database: nothing raised, nothing left
+    with pytest.raises(StoreError, match="not a PostgreSQL URL") as bad:
+        check_scratch("mysql://x/y")
+    assert bad.value.exit_code == 2
+    missing = plain_db.rsplit("/", 1)[0] + "/no_such_db"
+    with pytest.raises(StoreError, match="no_such_db.*does not exist"):
+        check_scratch(missing)
+
+
+def test_the_urls_own_server_options_stay_in_force(plain_db: str) -> None:
+    with scratch_schema(plain_db + "?options=-cstatement_timeout%3D4321", "bench_opts") as url:
+        store = make_engine(url)
+        try:
+            with store.connect() as conn:
+                timeout = conn.exec_driver_sql("SHOW statement_timeout").scalar_one()
+                schema = conn.exec_driver_sql("SELECT current_schema()").scalar_one()
+        finally:
+            store.dispose()
+    assert (timeout, schema) == ("4321ms", "bench_opts")

@@ -29,11 +29,12 @@ import httpx
 
 from avadata.api.paging import PageCodec
 from avadata.bench import api_store
+from avadata.errors import StoreError
 from avadata.paths import REPO_ROOT
 from avadata.store.dialect import engine_label, store_bytes
 from avadata.store.engine import make_engine
 from avadata.store.keys import read_secret
-from avadata.store.migrate import migrate
+from avadata.store.probe import open_store
 from avadata.store.queries.offsets import (
     address_evm_tx_at,
     block_at,
@@ -85,12 +86,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def ensure_store(db: str | None, txs: int) -> tuple[str, int, str]:
+def ensure_store(db: str | None, txs: int, engine: Engine | None = None) -> tuple[str, int, str]:
     """The store URL, its transaction count and a label of what it is ("PostgreSQL 15.4
-    (2.10 GiB on disk; built in ...)"); builds the synthetic chain when missing."""
+    (2.10 GiB on disk; built in ...)"); builds the synthetic chain when missing. `engine`:
+    the store already opened (`open_store`), disposed here."""
     url = db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='avadata-bench-api-')) / 'api.db'}"
-    engine = make_engine(url)
-    migrate(engine)
+    engine = engine or open_store(url)
     count = _tx_count(engine)
     built = "built before this run"
     if count < txs:
@@ -249,7 +250,12 @@ def run(
     ensure_wrk()
     if page < 2:
         raise SystemExit("--page must be at least 2")
-    stores = [ensure_store(db, txs)] + ([ensure_store(vs, txs)] if vs else [])
+    # The second store opened before the first is built: a bad --vs-db fails in seconds.
+    try:
+        second = open_store(vs) if vs else None
+    except StoreError as exc:
+        raise StoreError(f"--vs-db: {exc}", exit_code=exc.exit_code) from exc
+    stores = [ensure_store(db, txs)] + ([ensure_store(vs, txs, second)] if vs else [])
     with contextlib.ExitStack() as stack:
         bases = [stack.enter_context(served(url, workers)) for url, _, _ in stores]
         plans = [

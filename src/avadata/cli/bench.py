@@ -34,12 +34,12 @@ def _publish(verb: str, text: str, write_docs: bool, db: str | None = None) -> N
         write_section(REPO_ROOT / "docs" / "benchmarks.md", title, text)
 
 
-def _db_option(db: str | None) -> str:
+def _db_option(db: str | None, flag: str = "--db") -> str:
     """` --db URL` (its password masked) for a report's command line, or nothing: the command
     printed must be the one that ran, store included."""
     from avadata.store.urls import mask
 
-    return "" if db is None else f" --db {mask(db)}"
+    return "" if db is None else f" {flag} {mask(db)}"
 
 
 @app.command("codec")
@@ -115,6 +115,10 @@ def ingest(
         raise typer.BadParameter(
             "an SQLite --db takes --rounds 1: each round needs a fresh store", param_hint="--rounds"
         )
+    if db is not None and not one_file:
+        from avadata.store.scratch import check_scratch
+
+        check_scratch(db)  # before the minute the chain takes to build
     config = TrafficConfig(days=days, blocks=blocks, txs_per_block=txs_per_block)
     typer.echo(f"building the chain ({blocks} blocks)...", err=True)
     t0 = time.perf_counter()
@@ -248,7 +252,7 @@ def api(
         + (f" --workers {workers}" if workers > 1 else "")
         + (f" --connections {connections}" if connections else "")
         + f"{_db_option(db)}"
-        + ("" if vs_db is None else _db_option(vs_db).replace("--db", "--vs-db"))
+        + _db_option(vs_db, "--vs-db")
         + "`"
     )
     _publish("api", text, write_docs, db)

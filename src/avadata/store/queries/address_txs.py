@@ -32,7 +32,7 @@ from sqlalchemy import (
 
 from avadata.store.dialect import bounds_on_every_input, read_rows, round_trips
 from avadata.store.queries import tx_detail
-from avadata.store.queries.arms import arms
+from avadata.store.queries.arms import arm_rows, arms
 from avadata.store.queries.keyset import AnyRow, fetch, position_params, record_maker
 from avadata.store.schema import evm_txs
 
@@ -104,7 +104,7 @@ def _split(rows: list[Sequence[Any]], limit: int, ascending: bool) -> list[Detai
     """A `_with_details` statement's rows as `by_address_detailed` returns them."""
     width = len(_TX_KEYS)
     page = sorted(
-        (row[1 : 1 + width] for row in rows if row[0] == 0),
+        arm_rows(rows, 0, 0, width),
         key=lambda r: (r[_AT_BLOCK], r[_AT_INDEX]),
         reverse=not ascending,
     )

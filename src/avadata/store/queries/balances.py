@@ -230,11 +230,11 @@ def erc721_owned_and_native(
     params = _owned_params(chain_id, owner, contract, after, limit)
     params.update(address=owner, block=None)
     got = read_rows(conn, _owned_and_native(contract is not None, after is not None), params)[1]
-    (head_and_native,) = arm_rows(got, 0, 0, 2)
-    page = arm_rows(got, 1, 2, len(_OWNED_KEYS))
-    # The arms' rows come in no promised order: the page's order again.
+    width = len(_HEAD_AND_NATIVE.selected_columns)
+    ((_, native),) = arm_rows(got, 0, 0, width)
+    page = arm_rows(got, 1, width, len(_OWNED_KEYS))
+    # The arms' rows come in no promised order: the page's, (token, token_id), again.
     page.sort(key=lambda r: (r[0], r[1]))
-    native = head_and_native[1]
     rows = list(map(record_maker(_OWNED_KEYS), page))
     return rows, (None if native is None else int(native))
 

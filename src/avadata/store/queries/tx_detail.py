@@ -127,7 +127,7 @@ def with_details(
     out: dict[TxKey, tuple[list[Any], list[Any]]] = {
         (int(tx.block_number), int(tx.tx_index)): ([], [])
     }
-    _sort_details(out, rows, 1, len(_FULL_KEYS))
+    sort_details(out, rows, 1, len(_FULL_KEYS))
     transfers, calls = next(iter(out.values()))
     return tx, transfers, calls
 
@@ -203,16 +203,6 @@ def details_over(keys: Any) -> tuple[Any, Any]:
     return out[0], out[1]
 
 
-def sort_details(
-    out: dict[TxKey, tuple[list[Any], list[Any]]],
-    rows: Iterable[Sequence[Any]],
-    transfer_arm: int,
-    skip: int,
-) -> None:
-    """`_sort_details`: the rows of an `arms` statement's detail arms into `out`."""
-    _sort_details(out, rows, transfer_arm, skip)
-
-
 @functools.lru_cache(maxsize=512)
 def _both(counts: tuple[int, ...]) -> Any:
     """The transfers (arm 0) and the listed calls' candidates (arm 1) of the transactions at
@@ -242,11 +232,11 @@ def details_of(
         params[f"b{k}"] = block
         params.update((f"i{k}_{j}", i) for j, i in enumerate(indexes))
     stmt = _both(tuple(len(v) for v in by_block.values()))
-    _sort_details(out, read_rows(conn, stmt, params)[1], 0, 0)
+    sort_details(out, read_rows(conn, stmt, params)[1], 0, 0)
     return out
 
 
-def _sort_details(
+def sort_details(
     out: dict[TxKey, tuple[list[Any], list[Any]]],
     rows: Iterable[Sequence[Any]],
     transfer_arm: int,
