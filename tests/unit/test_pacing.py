@@ -45,4 +45,6 @@ def test_paced_messages_leave_at_the_rate() -> None:
     took = asyncio.run(send(21))
     assert 0.19 <= took < 0.6  # 21 messages at 100/s: the first at once, the last 0.2 s on
     p.heads({1: 10_000}, now=time.monotonic() + HOLD_S + 1)
-    assert not p.on and asyncio.run(send(1000)) < 0.1
+    # Unpaced: far from the 10 s that 1,000 paced messages take (the bound leaves room for a
+    # busy machine: 0.15 s was seen under CI's load).
+    assert not p.on and asyncio.run(send(1000)) < 1.0
